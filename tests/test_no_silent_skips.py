@@ -1,0 +1,42 @@
+"""No fenced block in docs/ goes unexecuted without saying so.
+
+pytest-codeblocks runs only fences whose info string is exactly `python`;
+`py`, `pycon`, `python title="..."` and `~~~` fences pass without a word.
+Every fence must therefore be an executed block, an output block, or carry
+<!--pytest.mark.skip(reason="...")--> with the reason it is not run.
+"""
+
+import pytest
+from pytest_codeblocks import extract_from_file
+
+from docs_pages import page_id, pages
+from markdown_fences import parse_page
+
+
+@pytest.mark.parametrize("page", pages(), ids=page_id)
+def test_every_fence_runs_or_says_why_not(page):
+    unexecuted = [
+        f"{fence.where}: the fence {fence.chars}{fence.info} would not be executed "
+        "(only ```python runs); make it ```python, or put "
+        '<!--pytest.mark.skip(reason="why it is not run")--> on the line above it'
+        for fence in parse_page(page)
+        if not (fence.executed or fence.is_output or fence.skip_reason)
+    ]
+    if unexecuted:
+        pytest.fail("\n".join(unexecuted), pytrace=False)
+
+
+@pytest.mark.parametrize("page", pages(), ids=page_id)
+def test_executed_blocks_are_exactly_what_pytest_codeblocks_extracts(page):
+    """Our parser and pytest-codeblocks agree on which code runs and what it must print."""
+    ours = [
+        (fence.start, fence.body, fence.output.body if fence.output else None)
+        for fence in parse_page(page)
+        if fence.executed
+    ]
+    theirs = [
+        (block.lineno, block.code, block.expected_output)
+        for block in extract_from_file(page)
+        if block.syntax == "python" and not block.marks
+    ]
+    assert ours == theirs
