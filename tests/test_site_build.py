@@ -1,10 +1,12 @@
 """The site builds without a single warning, and its search finds pages in both languages."""
 
 import json
+import os
 import re
 import subprocess
 import sys
 from collections import Counter
+from urllib.parse import urljoin
 
 import pytest
 
@@ -16,7 +18,7 @@ def built_site(tmp_path_factory):
     site = tmp_path_factory.mktemp("site")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT, capture_output=True, text=True, env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"},
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     return site, result
 
@@ -89,3 +91,28 @@ def test_search_finds_gradient_in_the_body_of_every_chinese_page(built_site):
     pages = {doc["location"].split("#")[0] for doc in index["docs"] if doc["location"].startswith("zh/")}
     found = {page for page, _ in _ranking(index, "梯度", "zh")}
     assert pages and found == pages, f"梯度 is not found on: {sorted(pages - found)}"
+
+
+def _built_pages(site) -> list[str]:
+    """URL paths of the built content pages, e.g. '/', '/zh/leaf-nodes/'."""
+    folders = [html.parent.relative_to(site).as_posix() for html in site.rglob("index.html")]
+    return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)
+
+
+def test_language_switcher_links_every_page_to_its_twin(built_site):
+    site, result = built_site
+    assert result.returncode == 0, "the site did not build"
+    pages = _built_pages(site)
+    assert len(pages) >= 4
+    wrong = []
+    for page in pages:
+        html = (site / page.strip("/") / "index.html").read_text(encoding="utf-8")
+        links = dict(
+            (lang, urljoin(f"http://127.0.0.1:8000{page}", href))
+            for href, lang in re.findall(r'<a href="([^"]*)" hreflang="([^"]*)" class="md-select__link"', html)
+        )
+        english = page.removeprefix("/zh")
+        expected = {"en": f"http://127.0.0.1:8000{english}", "zh": f"http://127.0.0.1:8000/zh{english}"}
+        if links != expected:
+            wrong.append(f"{page}: switcher links {links}, expected {expected}")
+    assert not wrong, "\n".join(wrong)
