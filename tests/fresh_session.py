@@ -23,7 +23,7 @@ for fence in parse_page(page):
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured):
         try:
-            exec(compile("\n" * fence.start + fence.body, str(page), "exec"), namespace)
+            exec(fence.compiled(), namespace)
         except BaseException:  # noqa: BLE001 - the parent reports it
             results.append({"line": fence.start, "stdout": captured.getvalue(), "error": traceback.format_exc()})
             break

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType
 
 EXECUTED_INFO = "python"
 _CODEBLOCKS_MARKER = re.compile(r"<!--[-\s]*pytest-codeblocks:(.*?)[-\s]*-->$")
@@ -60,6 +61,10 @@ class Fence:
     @property
     def where(self) -> str:
         return f"{self.path}:{self.start}"
+
+    def compiled(self) -> CodeType:
+        """The block's code; leading newlines make tracebacks report the page's own lines."""
+        return compile("\n" * self.start + self.body, str(self.path), "exec")
 
 
 def parse_page(path: Path) -> list[Fence]:

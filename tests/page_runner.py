@@ -106,14 +106,12 @@ def run_page(path: Path) -> list[BlockRun]:
         runs.append(run)
         _reset_state()
         rng_before = torch.get_rng_state()
-        # Leading newlines make tracebacks report the page's own line numbers.
-        source = "\n" * fence.start + fence.body
         stdout, stderr = io.StringIO(), io.StringIO()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 try:
-                    exec(compile(source, str(path), "exec"), namespace)
+                    exec(fence.compiled(), namespace)
                 except BaseException:  # noqa: BLE001 - report anything, even SystemExit
                     run.error = _page_traceback(path)
         run.stdout = stdout.getvalue()
