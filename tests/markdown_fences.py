@@ -162,5 +162,6 @@ def parse_page(path: Path) -> list[Fence]:
     return fences
 
 
-def code_fences(fences: list[Fence]) -> list[Fence]:
-    return [fence for fence in fences if not fence.is_output]
+def silently_skipped(fences: list[Fence]) -> list[Fence]:
+    """Fences that are neither run, nor an output, nor declared not to run."""
+    return [f for f in fences if not (f.executed or f.is_output or f.skip_reason)]

@@ -10,7 +10,7 @@ import pytest
 from pytest_codeblocks import extract_from_file
 
 from docs_pages import page_id, pages
-from markdown_fences import parse_page
+from markdown_fences import parse_page, silently_skipped
 
 
 @pytest.mark.parametrize("page", pages(), ids=page_id)
@@ -19,8 +19,7 @@ def test_every_fence_runs_or_says_why_not(page):
         f"{fence.where}: the fence {fence.chars}{fence.info} would not be executed "
         "(only ```python runs); make it ```python, or put "
         '<!--pytest.mark.skip(reason="why it is not run")--> on the line above it'
-        for fence in parse_page(page)
-        if not (fence.executed or fence.is_output or fence.skip_reason)
+        for fence in silently_skipped(parse_page(page))
     ]
     if unexecuted:
         pytest.fail("\n".join(unexecuted), pytrace=False)

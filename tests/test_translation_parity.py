@@ -7,6 +7,7 @@ skip reasons and output-block titles may differ.
 import difflib
 import io
 import tokenize
+from pathlib import Path
 import pytest
 
 from docs_pages import ROOT, page_id, pages, twin
@@ -53,19 +54,27 @@ def test_chinese_page_has_an_english_twin(page):
     assert (ROOT / twin(page, "en")).exists(), f"{page} has no English twin at {twin(page, 'en')}"
 
 
+def translation_drift(english: Path, chinese: Path) -> list[str]:
+    """What differs between a page and its twin, block by block; empty when in lockstep."""
+    english_blocks = [fence for fence in parse_page(english) if not fence.is_output]
+    chinese_blocks = [fence for fence in parse_page(chinese) if not fence.is_output]
+    problems = [
+        f"block {number}: {text}"
+        for number, (en, zh) in enumerate(zip(english_blocks, chinese_blocks), start=1)
+        for text in _differences(en, zh)
+    ]
+    if len(english_blocks) != len(chinese_blocks):
+        problems.append(
+            f"{english} has {len(english_blocks)} code blocks, {chinese} has {len(chinese_blocks)}"
+        )
+    return problems
+
+
 @pytest.mark.parametrize("page", pages("en"), ids=page_id)
 def test_chinese_twin_has_the_same_code_and_outputs(page):
     chinese = twin(page, "zh")
     if not (ROOT / chinese).exists():
         pytest.fail(f"{page} has no Chinese twin: create {chinese}", pytrace=False)
-    english_blocks = [fence for fence in parse_page(page) if not fence.is_output]
-    chinese_blocks = [fence for fence in parse_page(chinese) if not fence.is_output]
-    problems = []
-    for number, (en, zh) in enumerate(zip(english_blocks, chinese_blocks), start=1):
-        problems += [f"block {number}: {text}" for text in _differences(en, zh)]
-    if len(english_blocks) != len(chinese_blocks):
-        problems.append(
-            f"{page} has {len(english_blocks)} code blocks, {chinese} has {len(chinese_blocks)}"
-        )
+    problems = translation_drift(page, chinese)
     if problems:
         pytest.fail("translation drifted:\n" + "\n".join(problems), pytrace=False)
