@@ -8,6 +8,7 @@ import difflib
 import io
 import tokenize
 from pathlib import Path
+
 import pytest
 
 from docs_pages import ROOT, page_id, pages, twin
