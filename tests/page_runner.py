@@ -45,6 +45,14 @@ class BlockRun:
     def expected(self) -> str:
         return self.fence.output.body if self.fence.output else ""
 
+    @property
+    def complaints(self) -> list[str]:
+        """Everything wrong with the block apart from its output, each at the block's page line."""
+        found = [f"{self.fence.where}: {problem}" for problem in self.problems]
+        if self.error:
+            found.append(f"{self.fence.where}: the block raised; the blocks after it were not run\n{self.error}")
+        return found
+
 
 def _default_state() -> dict[str, object]:
     from torch._tensor_str import PRINT_OPTS

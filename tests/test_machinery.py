@@ -11,6 +11,7 @@ import pytest
 
 from markdown_fences import PageFormatError, parse_page, silently_skipped
 from page_runner import run_page
+from test_site_build import _ranking
 from test_translation_parity import translation_drift
 
 FENCE = "```"
@@ -135,8 +136,6 @@ def test_parity_names_the_block_that_drifted(tmp_path):
 
 
 def test_search_check_fails_without_the_segmenting_separator():
-    from test_site_build import _ranking
-
     docs = [
         {"location": "zh/hooks/", "title": "钩子", "text": "<p>\u200b钩子\u200b会\u200b收到\u200b梯度\u200b。</p>"},
         {"location": "zh/leaf/", "title": "叶子节点", "text": "<p>\u200b叶子节点\u200b的\u200b梯度\u200b。</p>"},

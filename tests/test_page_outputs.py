@@ -10,15 +10,13 @@ from page_runner import BlockRun, run_page
 
 def _report(run: BlockRun) -> list[str]:
     fence = run.fence
-    messages = [f"{fence.where}: {problem}" for problem in run.problems]
-    if run.error:
-        messages.append(f"{fence.where}: the block raised; the blocks after it were not run\n{run.error}")
+    messages = run.complaints
     if run.stdout != run.expected:
         shown = f"the output block at line {fence.output.start}" if fence.output else "no output block"
         diff = difflib.unified_diff(
             run.expected.splitlines(keepends=True),
             run.stdout.splitlines(keepends=True),
-            fromfile=f"expected (shown on the page)",
+            fromfile="expected (shown on the page)",
             tofile="actual (printed by the block)",
         )
         messages.append(

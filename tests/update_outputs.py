@@ -32,8 +32,7 @@ def _output_lines(text: str, indent: str, info: str) -> list[str]:
 def rewrite(page: Path) -> tuple[int, list[str]]:
     """Rewrite one page in place; return (blocks changed, problems)."""
     runs = run_page(page)
-    problems = [f"{run.fence.where}: {p}" for run in runs for p in run.problems]
-    problems += [f"{run.fence.where}: raised\n{run.error}" for run in runs if run.error]
+    problems = [complaint for run in runs for complaint in run.complaints]
     if problems:
         return 0, problems
     if any(not run.stdout.endswith("\n") for run in runs if run.stdout):
