@@ -17,6 +17,14 @@ def pages(language: str | None = None) -> list[Path]:
     )
 
 
+def notebooks(language: str | None = None) -> list[Path]:
+    """Every hands-on notebook (docs/LANG/notebooks/*.ipynb), relative to the repository root."""
+    chosen = (language,) if language else LANGUAGES
+    return sorted(
+        path.relative_to(ROOT) for lang in chosen for path in (DOCS / lang / "notebooks").glob("*.ipynb")
+    )
+
+
 def twin(page: Path, language: str) -> Path:
     """The same page in another language: docs/en/a/b.md -> docs/zh/a/b.md."""
     parts = page.parts

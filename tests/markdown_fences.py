@@ -11,6 +11,13 @@ Pages use pytest-codeblocks' markup:
 This parser also sees the fences pytest-codeblocks passes over without a word
 (``~~~`` fences, ``py``, ``pycon``, ``python title=...``), so that a test can
 refuse them instead of letting them go unexecuted.
+
+An executed block may include a file with a pymdownx.snippets line,
+``--8<-- "snippets/capture_grads.py"``. The site shows the file's text in its
+place, so the block runs with it expanded by pymdownx.snippets itself, from
+the same base path as mkdocs.yml (the repository root). ``Fence.body`` keeps
+the raw include line (it is what pytest-codeblocks and the translation check
+see); ``Fence.code`` is what runs. A missing file is a PageFormatError.
 """
 
 from __future__ import annotations
@@ -20,11 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import CodeType
 
+from markdown import Markdown
+from pymdownx.snippets import SnippetExtension, SnippetMissingError, SnippetPreprocessor
+
 EXECUTED_INFO = "python"
 _CODEBLOCKS_MARKER = re.compile(r"<!--[-\s]*pytest-codeblocks:(.*?)[-\s]*-->$")
 _PYTEST_MARK = re.compile(r"<!--[-\s]*pytest\.mark\.(.*?)[-\s]*-->$")
 _SKIP_REASON = re.compile(r"""skip\(\s*reason\s*=\s*(["'])(.+?)\1\s*\)$""")
 _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<chars>`{3,}|~{3,})(?P<info>.*)$")
+# mkdocs.yml's pymdownx.snippets base_path: includes are relative to the repository root.
+SNIPPETS_BASE = Path(__file__).resolve().parent.parent
 
 
 class PageFormatError(ValueError):
@@ -47,6 +59,8 @@ class Fence:
     skip_reason: str | None = None
     marker_line: int | None = None  # line of the marker comment before it
     output: Fence | None = None  # for a code fence: the output shown after it
+    code: str = ""  # what runs: the body with its snippet includes expanded
+    included_file: str | None = None  # set when the body is one include line and nothing else
 
     @property
     def executed(self) -> bool:
@@ -63,12 +77,63 @@ class Fence:
         return f"{self.path}:{self.start}"
 
     def compiled(self) -> CodeType:
-        """The block's code; leading newlines make tracebacks report the page's own lines."""
-        return compile("\n" * self.start + self.body, str(self.path), "exec")
+        """The block's code; leading newlines make tracebacks report the page's own lines.
+
+        A block that only includes a file runs under that file's name, so its
+        tracebacks point at the file's own lines. (In a block that mixes an
+        include with other code, lines after the include are shifted.)
+        """
+        if self.included_file is not None:
+            return compile(self.code, self.included_file, "exec")
+        return compile("\n" * self.start + self.code, str(self.path), "exec")
 
 
-def parse_page(path: Path) -> list[Fence]:
-    """Return every fence of the page, outputs attached to their code block."""
+def _expand_snippets(fence: Fence, base: Path) -> None:
+    """Fill fence.code: the body as the site shows it, includes expanded by pymdownx.snippets."""
+    fence.code = fence.body
+    lines = fence.body.splitlines()
+    includes = [
+        (offset, match)
+        for offset, match in enumerate(map(SnippetPreprocessor.RE_ALL_SNIPPETS.match, lines))
+        if match and not match.group("escape")
+    ]
+    if not includes:
+        return
+    markdown = Markdown(extensions=[SnippetExtension(base_path=[str(base)], check_paths=True)])
+    preprocessor = markdown.preprocessors["snippet"]
+    found: list[str] = []
+    for offset, match in includes:
+        line_no = fence.start + 1 + offset
+        if not match.group("inline_marker"):
+            raise PageFormatError(
+                fence.path, line_no, "an executed block includes files only with one "
+                '--8<-- "path/to/file.py" line per file (no block-style --8<-- markers)'
+            )
+        target = preprocessor.parse_snippet_target(match.group("snippet")[1:-1].strip())
+        snippet = target and preprocessor.get_snippet_path(target["path"])
+        if not snippet:
+            wanted = target["path"] if target else match.group("snippet")
+            raise PageFormatError(
+                fence.path, line_no, f"snippet file {wanted} not found (pymdownx.snippets "
+                f"resolves includes from {base}; the site build would fail too)"
+            )
+        found.append(snippet)
+        whole_file = not (target["start"] or target["section"])
+    try:
+        expanded = preprocessor.run(lines)
+    except SnippetMissingError as error:
+        raise PageFormatError(fence.path, fence.start + 1 + includes[0][0], f"snippet include failed: {error}")
+    fence.code = "".join(line + "\n" for line in expanded)
+    if len(lines) == 1 and whole_file:
+        file = Path(found[0])
+        fence.included_file = str(file.relative_to(Path.cwd()) if file.is_relative_to(Path.cwd()) else file)
+
+
+def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Fence]:
+    """Return every fence of the page, outputs attached to their code block.
+
+    Executed blocks get their snippet includes expanded, from ``snippets_base``.
+    """
     lines = path.read_text(encoding="utf-8").splitlines()
     fences: list[Fence] = []
     pending_output_marker: int | None = None
@@ -152,6 +217,9 @@ def parse_page(path: Path) -> list[Fence]:
                 fence.marker_line, fence.skip_reason = pending_skip
                 pending_skip = None
             last_code = fence
+        fence.code = fence.body
+        if fence.executed:
+            _expand_snippets(fence, snippets_base)
         fences.append(fence)
         i = j + 1
 

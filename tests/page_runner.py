@@ -13,6 +13,11 @@ the reset never hides a difference from the reader's session:
   fresh interpreter's seed differs from run to run;
 * a warning that escapes a block fails it: the reader would see it on stderr,
   which a page does not show. Pages catch warnings and print them.
+
+A notebook (``.ipynb``) runs the same way: its code cells are its blocks and
+each cell's stored output is its output block (see ``notebook_cells``). A
+cell whose last line is an expression with a value also fails, since
+Jupyter would display that value, which the stored output does not show.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pathlib import Path
 import torch
 
 from markdown_fences import Fence, parse_page
+from notebook_cells import Cell, parse_notebook
 
 SENTINEL_SEED = 20_261_122
 _MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}")
@@ -96,18 +102,23 @@ def _state_problems(rng_before: torch.Tensor) -> list[str]:
 def _page_traceback(path: Path) -> str:
     """The traceback from the page's frames on, without this runner's own frames."""
     lines = traceback.format_exc().splitlines(keepends=True)
-    marker = f'File "{path}"'
+    marker = f'File "{path}'  # a notebook cell's frames are named "PATH, cell N"
     for index, line in enumerate(lines):
         if marker in line:
             return lines[0] + "".join(lines[index:])
     return "".join(lines)
 
 
+def parse_blocks(path: Path) -> list[Fence]:
+    """The blocks of a page (its fences) or of a notebook (its code cells)."""
+    return parse_notebook(path) if Path(path).suffix == ".ipynb" else parse_page(path)
+
+
 def run_page(path: Path) -> list[BlockRun]:
-    """Run every executed block of the page; stop at the first that raises."""
+    """Run every executed block of the page or notebook; stop at the first that raises."""
     namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
     runs: list[BlockRun] = []
-    for fence in parse_page(path):
+    for fence in parse_blocks(path):
         if not fence.executed:
             continue
         run = BlockRun(fence)
@@ -119,7 +130,16 @@ def run_page(path: Path) -> list[BlockRun]:
             warnings.simplefilter("always")
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 try:
-                    exec(fence.compiled(), namespace)
+                    if isinstance(fence, Cell):
+                        displayed = fence.execute(namespace)
+                        if displayed is not None:
+                            run.problems.append(
+                                f"ends with an expression whose value Jupyter would display "
+                                f"({type(displayed).__name__}), which the stored output does not "
+                                "show; print it or assign it"
+                            )
+                    else:
+                        exec(fence.compiled(), namespace)
                 except BaseException:  # noqa: BLE001 - report anything, even SystemExit
                     run.error = _page_traceback(path)
         run.stdout = stdout.getvalue()

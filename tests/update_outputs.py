@@ -2,8 +2,13 @@
 
 Upgrading torch is: install the new version, run this, review `git diff docs/`.
 
-    python tests/update_outputs.py              # every page
+    python tests/update_outputs.py              # every page and notebook
     python tests/update_outputs.py docs/en/x.md # some pages
+    python tests/update_outputs.py docs/en/notebooks/x.ipynb docs/zh/notebooks/x.ipynb
+
+A notebook's stored cell outputs are rewritten the same way, and the whole
+notebook is written back in canonical form (no execution counts, ids or
+kernel metadata that change from run to run; see notebook_cells.py).
 
 A block that prints nothing loses its output block; one that starts printing
 gets a new one. A page whose block raises or breaks the runner's rules is left
@@ -12,11 +17,13 @@ untouched and reported, and the command exits non-zero.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
 
-from docs_pages import ROOT, pages
+from docs_pages import ROOT, notebooks, pages
+from notebook_cells import canonical, dumps
 from page_runner import run_page
 
 OUTPUT_TITLES = {"en": "Output", "zh": "输出"}
@@ -30,13 +37,15 @@ def _output_lines(text: str, indent: str, info: str) -> list[str]:
 
 
 def rewrite(page: Path) -> tuple[int, list[str]]:
-    """Rewrite one page in place; return (blocks changed, problems)."""
+    """Rewrite one page or notebook in place; return (blocks changed, problems)."""
     runs = run_page(page)
     problems = [complaint for run in runs for complaint in run.complaints]
     if problems:
         return 0, problems
     if any(not run.stdout.endswith("\n") for run in runs if run.stdout):
         return 0, [f"{page}: a block's output does not end with a newline; a fence cannot show that"]
+    if page.suffix == ".ipynb":
+        return _rewrite_notebook(page, runs), []
 
     lines = page.read_text(encoding="utf-8").splitlines()
     info = f'text title="{OUTPUT_TITLES[page.parts[1]]}"'
@@ -65,8 +74,18 @@ def rewrite(page: Path) -> tuple[int, list[str]]:
     return changed, []
 
 
+def _rewrite_notebook(path: Path, runs) -> int:
+    """Store each code cell's printed output; write the notebook back in canonical form."""
+    original = path.read_text(encoding="utf-8")
+    changed = sum(run.stdout != run.expected for run in runs)
+    text = dumps(canonical(json.loads(original), {run.fence.start: run.stdout for run in runs}))
+    if text != original:
+        path.write_text(text, encoding="utf-8")
+    return changed
+
+
 def main(arguments: list[str]) -> int:
-    targets = [Path(a).resolve().relative_to(ROOT) for a in arguments] or pages()
+    targets = [Path(a).resolve().relative_to(ROOT) for a in arguments] or pages() + notebooks()
     os.chdir(ROOT)  # pages run, and report, with paths relative to the repository root
     failed = False
     for page in targets:

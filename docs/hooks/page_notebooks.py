@@ -1,0 +1,166 @@
+"""Offer every page as a runnable notebook, generated from the page itself at build time.
+
+For each Markdown page with at least one executed ```python block, the build
+writes ``NAME.ipynb`` beside the page's ``index.html`` (``leaf-nodes.md`` ->
+``leaf-nodes/leaf-nodes.ipynb``; ``intermediate/index.md`` ->
+``intermediate/intermediate.ipynb``) and puts a "Download as notebook" link
+at the top of the page. There is no second copy to drift: the prose becomes
+markdown cells; each executed block becomes a code cell, in order, its
+snippet includes expanded as the site shows them, with the output the page
+shows (and the suite asserts) stored as the cell's output; a block the page
+declares not run (``<!--pytest.mark.skip(...)-->``) stays in the markdown as
+a fenced block with its reason; output blocks and the suite's markers are
+left out.
+
+A notebook page (docs/*/notebooks/*.ipynb) gets the same link, to the .ipynb
+that mkdocs-jupyter copies beside it (``include_source: true``).
+
+tests/test_notebooks.py checks that every generated notebook's code cells are
+exactly the page's executed blocks and that the built site serves each
+notebook at the URL its link names.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+from pathlib import Path
+
+from mkdocs.plugins import get_plugin_logger
+
+# The notebook must hold exactly the code the suite runs and checks, so this
+# hook uses the suite's own parser (tests/markdown_fences.py, which also
+# expands snippet includes: a cell holds the code as it runs) and its notebook
+# writer (tests/notebook_cells.py) instead of a copy that could drift. They
+# need nothing the site build does not already install (Markdown, pymdownx).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+
+from markdown_fences import PageFormatError, parse_page  # noqa: E402
+from notebook_cells import code_cell, dumps, markdown_cell, notebook  # noqa: E402
+
+log = get_plugin_logger("page_notebooks")
+
+LINK_TEXT = {"en": "Download as notebook", "zh": "下载为 Jupyter Notebook"}
+NOTEBOOK_LINK_TEXT = {"en": "Download this notebook", "zh": "下载这个 Notebook"}
+LINK_TITLE = {
+    "en": "This page as a Jupyter notebook: the same code cells, in order, with the outputs shown here",
+    "zh": "本页的 Jupyter Notebook 版本：代码单元格与本页的代码块一一对应，输出与本页所示相同",
+}
+NOT_RUN = {"en": "*Not run by the test suite: {}*", "zh": "*测试套件不运行此代码块：{}*"}
+
+_CONTAINER = re.compile(
+    r'^ *(?:(?:!!!|\?\?\?\+?) *(?P<kind>[\w-]+)(?: +"(?P<title>[^"]*)")?|=== +"(?P<tab>[^"]*)") *$'
+)
+
+
+class _Prose:
+    """Turns the page's Markdown between code blocks into plain Markdown Jupyter renders.
+
+    Material's admonitions (``!!! note "Title"``) and content tabs
+    (``=== "Tab"``) become a bold title, and their indented content is
+    dedented so that Jupyter does not show it as a code block.
+    """
+
+    def __init__(self) -> None:
+        self.open: list[int] = []  # indentation of the containers we are inside
+
+    def convert(self, lines: list[str]) -> list[str]:
+        out = []
+        for line in lines:
+            indent = len(line) - len(line.lstrip(" "))
+            if line.strip():
+                while self.open and indent <= self.open[-1]:
+                    self.open.pop()
+            text = line[min(indent, 4 * len(self.open)):] if line.strip() else ""
+            container = _CONTAINER.match(line)
+            if container:
+                title = container["tab"] or container["title"] or container["kind"].capitalize()
+                out += [f"**{title}**", ""]
+                self.open.append(indent)
+                continue
+            out.append(text)
+        return out
+
+
+def notebook_name(src_uri: str) -> str:
+    """The file name of a page's notebook: leaf-nodes.md -> leaf-nodes.ipynb, a/index.md -> a.ipynb."""
+    path = Path(src_uri)
+    if path.stem != "index":
+        return f"{path.stem}.ipynb"
+    return f"{path.parent.name}.ipynb" if len(path.parent.parts) > 1 else "index.ipynb"
+
+
+def page_notebook(page: Path, language: str) -> dict | None:
+    """The page as a notebook, or None when the page has no executed block."""
+    fences = parse_page(page)
+    if not any(fence.executed for fence in fences):
+        return None
+    lines = page.read_text(encoding="utf-8").splitlines()
+    prose, cells, pending = _Prose(), [], []
+
+    def flush() -> None:
+        text = "\n".join(pending).strip("\n")
+        if text:
+            cells.append(markdown_cell(text))
+        pending.clear()
+
+    position = 1  # next line of the page not yet used
+    if lines and lines[0] == "---":  # front matter (a search boost) is for MkDocs, not readers
+        position = lines.index("---", 1) + 2
+    for fence in fences:
+        first = fence.marker_line or fence.start
+        pending.extend(prose.convert(lines[position - 1 : first - 1]))
+        position = fence.end + 1
+        if fence.is_output:
+            continue  # stored as the output of its code cell
+        if fence.executed:
+            flush()
+            cells.append(code_cell(fence.code, fence.output.body if fence.output else ""))
+            continue
+        indent = " " * fence.indent
+        shown = [indent + fence.chars + fence.info, *(indent + line for line in fence.body.splitlines()),
+                 indent + fence.chars]
+        if fence.skip_reason:
+            shown.insert(0, indent + NOT_RUN[language].format(fence.skip_reason) + "\n")
+        pending.extend(prose.convert(shown))
+    pending.extend(prose.convert(lines[position - 1 :]))
+    flush()
+    return notebook(cells)
+
+
+def _link(href: str, text: str, title: str) -> str:
+    return (
+        f'<p class="notebook-download" data-search-exclude><a class="md-button" '
+        f'href="{html.escape(href)}" download title="{html.escape(title)}">{text}</a></p>'
+    )
+
+
+def _after_title(content: str, link: str) -> str:
+    end = content.find("</h1>")
+    if end < 0:
+        return link + content
+    end += len("</h1>")
+    return content[:end] + link + content[end:]
+
+
+def on_page_content(content: str, page, config, files) -> str:
+    src = Path(page.file.src_uri)
+    language = src.parts[0] if src.parts[0] in LINK_TEXT else "en"
+    if src.suffix == ".ipynb":
+        if config.plugins["mkdocs-jupyter"].config["include_source"]:
+            link = _link(src.name, NOTEBOOK_LINK_TEXT[language], src.name)
+            return _after_title(content, link)
+        return content
+    try:
+        nb = page_notebook(Path(page.file.abs_src_path), language)
+    except PageFormatError as error:  # the page tests report it too; --strict fails on this
+        log.warning(f"no notebook for {page.file.src_uri}: {error}")
+        return content
+    if nb is None:
+        return content
+    name = notebook_name(page.file.src_uri)
+    target = Path(page.file.abs_dest_path).parent / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(dumps(nb), encoding="utf-8")
+    return _after_title(content, _link(name, LINK_TEXT[language], LINK_TITLE[language]))

@@ -1,0 +1,118 @@
+"""Capture gradients of named tensors in one backward; hooks always removed.
+
+Copy this file into your project; it needs only torch.
+
+    >>> import torch
+    >>> x = torch.tensor([3.0], requires_grad=True)
+    >>> u = x * 2
+    >>> v = u + 1
+    >>> with capture_grads(u=u, v=v) as grads:
+    ...     (v * v).sum().backward()
+    >>> grads["u"], grads["v"]
+    (tensor([14.]), tensor([14.]))
+
+The hooks come off when the ``with`` block ends, also when it raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+
+import torch
+
+__all__ = ["CapturedGrads", "capture_grads"]
+
+
+class CapturedGrads(dict):
+    """Name -> gradient. Reading a name no gradient reached says why."""
+
+    def __missing__(self, name: str) -> torch.Tensor:
+        raise KeyError(
+            f"capture_grads: no gradient reached {name!r}; call backward() "
+            "inside the with-block, on an output that depends on that tensor"
+        )
+
+
+def _named(
+    tensors: Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]],
+    named: Mapping[str, torch.Tensor],
+) -> list[tuple[str, torch.Tensor]]:
+    pairs = list(tensors.items() if isinstance(tensors, Mapping) else tensors)
+    pairs += named.items()
+    seen: set[str] = set()
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise TypeError(
+                f"capture_grads: expected (name, tensor) pairs, got {pair!r}"
+            )
+        name, tensor = pair
+        if not isinstance(name, str) or not name:
+            raise TypeError(
+                f"capture_grads: a name must be a non-empty str, got {name!r}"
+            )
+        if name in seen:
+            raise ValueError(f"capture_grads: name {name!r} given twice")
+        seen.add(name)
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(
+                f"capture_grads: {name!r} must be a torch.Tensor, "
+                f"got {type(tensor).__name__}"
+            )
+        if not tensor.requires_grad:
+            raise ValueError(
+                f"capture_grads: tensor {name!r} does not require grad "
+                "(requires_grad=False); call .requires_grad_() or compute it "
+                "from a tensor that requires grad"
+            )
+    if not pairs:
+        raise ValueError(
+            "capture_grads: no tensors given, e.g. capture_grads(u=u)"
+        )
+    return pairs
+
+
+@contextmanager
+def capture_grads(
+    tensors: Mapping[str, torch.Tensor]
+    | Iterable[tuple[str, torch.Tensor]] = (),
+    /,
+    **named: torch.Tensor,
+) -> Iterator[CapturedGrads]:
+    """Record d(output)/d(tensor) for each named tensor, leaf or not.
+
+    Give the tensors as keywords (``u=u``), a mapping or (name, tensor)
+    pairs. Inside the block, run ``backward()`` (or ``torch.autograd.grad``);
+    the returned dict then maps each name to its gradient. Gradients are
+    detached copies; if backward runs twice in the block they add up, as
+    ``.grad`` does. ``.grad`` of the tensors is untouched by the hooks.
+
+    >>> import torch
+    >>> w = torch.tensor([2.0], requires_grad=True)
+    >>> h = w * 5
+    >>> with capture_grads({"w": w, "h": h}) as grads:
+    ...     (h * 3).sum().backward()
+    >>> print(grads["w"], grads["h"])
+    tensor([15.]) tensor([3.])
+
+    Raises TypeError or ValueError naming the culprit: a tensor that does not
+    require grad, a name given twice, a value that is not a tensor.
+    """
+    pairs = _named(tensors, named)
+    grads = CapturedGrads()
+    handles = []
+
+    def saver(name: str) -> Callable[[torch.Tensor], None]:
+        def hook(grad: torch.Tensor) -> None:
+            grad = grad.detach().clone()
+            grads[name] = grads[name] + grad if name in grads else grad
+
+        return hook
+
+    try:
+        for name, tensor in pairs:
+            handles.append(tensor.register_hook(saver(name)))
+        yield grads
+    finally:
+        for handle in handles:
+            handle.remove()

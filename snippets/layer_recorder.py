@@ -1,0 +1,151 @@
+"""Record the activations and output gradients of an nn.Module's layers.
+
+Copy this file into your project; it needs only torch.
+
+    >>> import torch
+    >>> _ = torch.manual_seed(0)
+    >>> model = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU())
+    >>> with record_layers(model, ["0", "1"]) as rec:
+    ...     model(torch.ones(1, 2)).sum().backward()
+    >>> rec.activations["1"].shape, rec.gradients["1"]
+    (torch.Size([1, 3]), tensor([[1., 1., 1.]]))
+
+All hooks, on the modules and on their outputs, come off when the ``with``
+block ends, also when it raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+
+import torch
+from torch import nn
+
+__all__ = ["LayerRecording", "record_layers"]
+
+
+class _ByLayer(dict):
+    """Layer name -> tensor. Reading a layer that recorded nothing says why."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+    def __missing__(self, name: str) -> torch.Tensor:
+        raise KeyError(
+            f"record_layers: no {self.what} recorded for layer {name!r}"
+        )
+
+
+class LayerRecording:
+    """What one ``record_layers`` block saw.
+
+    ``activations[name]``: the layer's output (a detached copy);
+    ``gradients[name]``: the gradient of the backward pass's output with
+    respect to that layer output (filled by ``backward()`` in the block).
+    """
+
+    def __init__(self, layers: list[str]) -> None:
+        self.layers = layers
+        self.activations = _ByLayer("activation (did the layer run?)")
+        self.gradients = _ByLayer(
+            "gradient (call backward() inside the with-block, on an output "
+            "that depends on this layer, with grad enabled)"
+        )
+
+
+def _resolve(
+    model: nn.Module, layers: Iterable[str] | None
+) -> dict[str, nn.Module]:
+    if not isinstance(model, nn.Module):
+        raise TypeError(
+            f"record_layers: model must be a torch.nn.Module, "
+            f"got {type(model).__name__}"
+        )
+    modules = dict(model.named_modules())
+    del modules[""]  # the model itself
+    if layers is None:
+        chosen = [name for name, m in modules.items() if not list(m.children())]
+        if not chosen:
+            raise ValueError("record_layers: model has no submodules; name one")
+        return {name: modules[name] for name in chosen}
+    if isinstance(layers, str):
+        raise TypeError(
+            f"record_layers: layers must be a list of names, got the str "
+            f"{layers!r}; write [{layers!r}]"
+        )
+    found: dict[str, nn.Module] = {}
+    for name in layers:
+        if name in found:
+            raise ValueError(f"record_layers: layer {name!r} given twice")
+        if name not in modules:
+            raise ValueError(
+                f"record_layers: model has no submodule named {name!r}; "
+                f"it has: {', '.join(modules) or 'none'}"
+            )
+        found[name] = modules[name]
+    if not found:
+        raise ValueError("record_layers: no layers given")
+    return found
+
+
+@contextmanager
+def record_layers(
+    model: nn.Module, layers: Iterable[str] | None = None
+) -> Iterator[LayerRecording]:
+    """Record each named layer's output and the gradient that reaches it.
+
+    ``layers`` are names from ``model.named_modules()`` ("conv1",
+    "features.0"); ``None`` records every layer with no children. Run one
+    forward pass and its ``backward()`` inside the block. A layer that runs
+    twice in one block raises RuntimeError rather than silently keep only
+    one of the two calls.
+
+    >>> import torch
+    >>> model = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Tanh())
+    >>> with record_layers(model) as rec:
+    ...     model(torch.zeros(1, requires_grad=True)).sum().backward()
+    >>> rec.activations["1"], rec.gradients["0"]
+    (tensor([0.]), tensor([1.]))
+
+    Raises TypeError or ValueError naming the culprit: a model that is not a
+    Module, a layer the model does not have, a layer given twice.
+    """
+    modules = _resolve(model, layers)
+    recording = LayerRecording(list(modules))
+    handles = []
+
+    def gradient_saver(name: str) -> Callable[[torch.Tensor], None]:
+        def hook(grad: torch.Tensor) -> None:
+            recording.gradients[name] = grad.detach().clone()
+
+        return hook
+
+    def forward_hook(name: str) -> Callable[[nn.Module, tuple, object], None]:
+        def hook(module: nn.Module, inputs: tuple, output: object) -> None:
+            if not isinstance(output, torch.Tensor):
+                raise TypeError(
+                    f"record_layers: layer {name!r} returned "
+                    f"{type(output).__name__}, not a tensor; record one of "
+                    "its submodules instead"
+                )
+            if name in recording.activations:
+                raise RuntimeError(
+                    f"record_layers: layer {name!r} ran twice in one block; "
+                    "use one block per forward pass"
+                )
+            # A copy: a later in-place op (ReLU(inplace=True)) would change it.
+            recording.activations[name] = output.detach().clone()
+            if output.requires_grad:
+                handles.append(output.register_hook(gradient_saver(name)))
+
+        return hook
+
+    try:
+        for name, module in modules.items():
+            handles.append(module.register_forward_hook(forward_hook(name)))
+        yield recording
+    finally:
+        for handle in handles:
+            handle.remove()

@@ -1,0 +1,124 @@
+"""torch.autograd.grad with names: a dict in, a dict out, errors that say which.
+
+Copy this file into your project; it needs only torch.
+
+    >>> import torch
+    >>> x = torch.tensor([3.0], requires_grad=True)
+    >>> u = x * 2
+    >>> named_grad((u * u).sum(), {"x": x, "u": u})
+    {'x': tensor([24.]), 'u': tensor([12.])}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import torch
+
+__all__ = ["named_grad"]
+
+
+def _named(
+    inputs: Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]],
+) -> list[tuple[str, torch.Tensor]]:
+    if isinstance(inputs, torch.Tensor):
+        raise TypeError(
+            "named_grad: inputs must name the tensors, e.g. {'x': x}, "
+            "not be a bare tensor"
+        )
+    pairs = list(inputs.items() if isinstance(inputs, Mapping) else inputs)
+    seen: set[str] = set()
+    for pair in pairs:
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            raise TypeError(
+                f"named_grad: expected (name, tensor) pairs, got {pair!r}"
+            )
+        name, tensor = pair
+        if not isinstance(name, str) or not name:
+            raise TypeError(
+                f"named_grad: a name must be a non-empty str, got {name!r}"
+            )
+        if name in seen:
+            raise ValueError(f"named_grad: name {name!r} given twice")
+        seen.add(name)
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(
+                f"named_grad: {name!r} must be a torch.Tensor, "
+                f"got {type(tensor).__name__}"
+            )
+        if not tensor.requires_grad:
+            raise ValueError(
+                f"named_grad: tensor {name!r} does not require grad "
+                "(requires_grad=False); call .requires_grad_() or compute it "
+                "from a tensor that requires grad"
+            )
+    if not pairs:
+        raise ValueError("named_grad: no inputs given, e.g. {'x': x}")
+    return pairs
+
+
+def named_grad(
+    output: torch.Tensor,
+    inputs: Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]],
+    *,
+    grad_output: torch.Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> dict[str, torch.Tensor | None]:
+    """Return {name: d(output)/d(tensor)} for named tensors, leaf or not.
+
+    ``inputs`` is a mapping or (name, tensor) pairs. A non-scalar output
+    needs ``grad_output`` (the vector of a vector-Jacobian product). As with
+    ``torch.autograd.grad``, nothing is written to ``.grad``, the graph is
+    freed unless ``retain_graph=True``, and ``create_graph=True`` returns
+    gradients you can differentiate again. With ``allow_unused=True`` a
+    tensor the output does not depend on gets ``None``; without it, the
+    error names that tensor.
+
+    >>> import torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> c = torch.tensor([5.0], requires_grad=True)
+    >>> named_grad(x * 3, [("x", x), ("c", c)],
+    ...            grad_output=torch.ones(2), allow_unused=True)
+    {'x': tensor([3., 3.]), 'c': None}
+    """
+    if not isinstance(output, torch.Tensor):
+        raise TypeError(
+            "named_grad: output must be a torch.Tensor, "
+            f"got {type(output).__name__}"
+        )
+    pairs = _named(inputs)
+    if not output.requires_grad:
+        raise ValueError(
+            "named_grad: the output does not require grad "
+            "(requires_grad=False); was it computed under torch.no_grad(), "
+            "or only from tensors that do not require grad?"
+        )
+    if grad_output is None and output.numel() != 1:
+        raise ValueError(
+            f"named_grad: the output has shape {tuple(output.shape)}, not one "
+            "number; pass grad_output= a tensor of that shape (e.g. "
+            "torch.ones_like(output)) or reduce the output first (output.sum())"
+        )
+    if grad_output is not None and grad_output.shape != output.shape:
+        raise ValueError(
+            f"named_grad: grad_output has shape {tuple(grad_output.shape)}, "
+            f"the output {tuple(output.shape)}; they must match"
+        )
+    grads = torch.autograd.grad(
+        output,
+        [tensor for _, tensor in pairs],
+        grad_outputs=grad_output,
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        allow_unused=True,
+    )
+    unused = [name for (name, _), grad in zip(pairs, grads) if grad is None]
+    if unused and not allow_unused:
+        raise ValueError(
+            "named_grad: the output does not depend on "
+            f"{', '.join(map(repr, unused))} (no path in the graph); "
+            "pass allow_unused=True to get None for it"
+        )
+    return {name: grad for (name, _), grad in zip(pairs, grads)}

@@ -1,0 +1,488 @@
+"""The copy-ready helpers in snippets/ do what their pages promise, edge cases included.
+
+Each file is loaded on its own, as a reader who copied just that file would
+import it, and must depend on nothing but torch and the standard library.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib.util
+import re
+import sys
+from collections import OrderedDict
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from docs_pages import ROOT
+
+SNIPPETS = ROOT / "snippets"
+HELPER_FILES = sorted(SNIPPETS.glob("*.py"))
+ALLOWED_IMPORTS = {"__future__", "collections", "contextlib", "typing", "torch"}
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"snippet_{name}", SNIPPETS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+capture_grads = _load("capture_grads").capture_grads
+record_layers = _load("layer_recorder").record_layers
+named_grad = _load("named_grad").named_grad
+
+
+def _toy():
+    x = torch.tensor([3.0], requires_grad=True)
+    w = torch.tensor([2.0], requires_grad=True)
+    b = torch.tensor([1.0], requires_grad=True)
+    u = x * w
+    v = u + b
+    a = F.relu(v)
+    return x, w, b, u, v, a
+
+
+def _hook_count(tensor: torch.Tensor) -> int:
+    return len(tensor._backward_hooks or {})
+
+
+# --- every file -------------------------------------------------------------
+
+
+def test_there_are_helpers():
+    assert {path.stem for path in HELPER_FILES} >= {"capture_grads", "layer_recorder", "named_grad"}
+
+
+@pytest.mark.parametrize("path", HELPER_FILES, ids=lambda p: p.name)
+def test_helper_is_standalone_typed_and_short_lined(path):
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    imported = {
+        (alias.name if isinstance(node, ast.Import) else node.module).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
+    assert imported <= ALLOWED_IMPORTS, f"{path.name} imports {imported - ALLOWED_IMPORTS}"
+    assert "from __future__ import annotations" in source
+    assert ast.get_docstring(tree) and ">>>" in ast.get_docstring(tree), "module docstring needs an example"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            assert node.returns is not None, f"{path.name}: {node.name} has no return type"
+            assert all(arg.annotation for arg in node.args.args if arg.arg != "self"), node.name
+    public = [node for node in tree.body if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")]
+    assert public, f"{path.name} defines no public function"
+    for node in public:
+        assert ">>>" in (ast.get_docstring(node) or ""), f"{path.name}: {node.name} needs an example"
+    long = [n for n, line in enumerate(source.splitlines(), 1) if len(line) > 80]
+    assert not long, f"{path.name}: lines over 80 characters (shown on a page): {long}"
+
+
+@pytest.mark.parametrize("path", HELPER_FILES, ids=lambda p: p.name)
+def test_docstring_examples_run(path):
+    module = _load(path.stem)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_helpers_page_includes_every_file(language):
+    page = (ROOT / "docs" / language / "copy-ready-helpers.md").read_text(encoding="utf-8")
+    included = re.findall(r'^--8<-- "(snippets/[^"]+)"$', page, flags=re.M)
+    assert sorted(included) == [f"snippets/{path.name}" for path in HELPER_FILES]
+
+
+def test_the_site_includes_snippets_and_fails_on_a_missing_file():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    entry = re.search(r"- pymdownx\.snippets:\n((?:      .*\n)+)", config)
+    assert entry, "mkdocs.yml lacks the pymdownx.snippets extension"
+    assert "base_path: [!relative $config_dir]" in entry.group(1)
+    assert "check_paths: true" in entry.group(1)
+
+
+# --- capture_grads ----------------------------------------------------------
+
+
+def test_capture_grads_toy_graph_leaves_and_intermediates_in_one_pass():
+    x, w, b, u, v, a = _toy()
+    with capture_grads(x=x, w=w, b=b, u=u, v=v) as grads:
+        a.backward()
+    assert {name: g.item() for name, g in grads.items()} == {"x": 2, "w": 3, "b": 1, "u": 1, "v": 1}
+    assert x.grad.item() == 2, "backward still fills .grad of the leaves"
+    assert not u.retains_grad
+
+
+def test_capture_grads_accepts_a_mapping_pairs_and_keywords():
+    x, w, b, u, v, a = _toy()
+    with capture_grads({"u": u}, v=v) as by_mapping, capture_grads([("x", x)]) as by_pairs:
+        a.backward()
+    assert set(by_mapping) == {"u", "v"} and by_pairs["x"].item() == 2
+
+
+def test_capture_grads_removes_its_hooks_when_the_block_ends():
+    x, w, b, u, v, a = _toy()
+    with capture_grads(u=u, x=x) as grads:
+        assert _hook_count(u) == 1
+        a.backward(retain_graph=True)
+    assert _hook_count(u) == 0 and _hook_count(x) == 0
+    (a * 5).backward()
+    assert grads["u"].item() == 1 and grads["x"].item() == 2
+
+
+def test_capture_grads_removes_its_hooks_when_the_block_raises():
+    x, w, b, u, v, a = _toy()
+    failure = RuntimeError("boom")
+    with pytest.raises(RuntimeError) as raised:
+        with capture_grads(u=u, v=v) as grads:
+            raise failure
+    assert raised.value is failure, "the exception passes through unchanged"
+    assert _hook_count(u) == 0 and _hook_count(v) == 0
+    a.backward()
+    assert dict(grads) == {}
+
+
+def test_capture_grads_removes_its_hooks_when_backward_raises():
+    x, w, b, u, v, a = _toy()
+    a.backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        with capture_grads(u=u):
+            a.backward()
+    assert _hook_count(u) == 0
+
+
+def test_capture_grads_tensor_used_twice_gets_its_total_gradient():
+    x = torch.tensor([3.0], requires_grad=True)
+    u = x * 2
+    y = u * u + u  # dy/du = 2u + 1 = 13
+    with capture_grads(u=u, x=x) as grads:
+        y.backward()
+    assert grads["u"].item() == 13 and grads["x"].item() == 26
+
+
+def test_capture_grads_one_tensor_under_two_names():
+    x, w, b, u, v, a = _toy()
+    with capture_grads(first=u, second=u) as grads:
+        a.backward()
+    assert grads["first"].item() == grads["second"].item() == 1
+
+
+def test_capture_grads_adds_up_over_two_backward_passes_like_grad():
+    x, w, b, u, v, a = _toy()
+    with capture_grads(u=u, x=x) as grads:
+        a.backward(retain_graph=True)
+        a.backward()
+    assert grads["u"].item() == 2 and grads["x"].item() == 4 == x.grad.item()
+
+
+def test_capture_grads_keeps_copies_that_later_passes_do_not_change():
+    x, w, b, u, v, a = _toy()
+    with capture_grads(x=x) as grads:
+        a.backward(retain_graph=True)
+    a.backward()  # accumulates into x.grad in place
+    assert x.grad.item() == 4 and grads["x"].item() == 2
+
+
+def test_capture_grads_works_with_autograd_grad():
+    x, w, b, u, v, a = _toy()
+    with capture_grads(u=u) as grads:
+        (d_a_x,) = torch.autograd.grad(a, x)
+    assert d_a_x.item() == 2 and grads["u"].item() == 1
+
+
+def test_capture_grads_rejects_a_tensor_that_does_not_require_grad():
+    x, w, b, u, v, a = _toy()
+    with pytest.raises(ValueError) as raised:
+        with capture_grads(v=v, u=u.detach()):
+            pass
+    assert str(raised.value) == (
+        "capture_grads: tensor 'u' does not require grad (requires_grad=False); "
+        "call .requires_grad_() or compute it from a tensor that requires grad"
+    )
+    assert _hook_count(v) == 0, "nothing is registered when the input is bad"
+
+
+def test_capture_grads_rejects_a_tensor_made_under_no_grad():
+    x = torch.tensor([3.0], requires_grad=True)
+    with torch.no_grad():
+        u = x * 2
+    with pytest.raises(ValueError, match="tensor 'u' does not require grad"):
+        with capture_grads(u=u):
+            pass
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [([("u", "U"), ("u", "U")], {}), ([("u", "U")], {"u": "U"}), ({"u": "U"}, {"u": "U"})],
+)
+def test_capture_grads_rejects_a_name_given_twice(arguments):
+    x, w, b, u, v, a = _toy()
+    positional, keywords = arguments
+    swap = {"U": u}
+    if isinstance(positional, dict):
+        positional = {name: swap[t] for name, t in positional.items()}
+    else:
+        positional = [(name, swap[t]) for name, t in positional]
+    with pytest.raises(ValueError, match=r"^capture_grads: name 'u' given twice$"):
+        with capture_grads(positional, **{name: swap[t] for name, t in keywords.items()}):
+            pass
+
+
+@pytest.mark.parametrize(
+    "arguments, error, message",
+    [
+        (([],), ValueError, "no tensors given"),
+        (([("", None)],), TypeError, "a name must be a non-empty str, got ''"),
+        (([(1, None)],), TypeError, "a name must be a non-empty str, got 1"),
+        (([("u",)],), TypeError, r"expected \(name, tensor\) pairs, got \('u',\)"),
+        (([("u", 3.0)],), TypeError, "'u' must be a torch.Tensor, got float"),
+    ],
+)
+def test_capture_grads_rejects_bad_arguments(arguments, error, message):
+    with pytest.raises(error, match=message):
+        with capture_grads(*arguments):
+            pass
+
+
+def test_capture_grads_says_why_a_name_has_no_gradient():
+    x, w, b, u, v, a = _toy()
+    other = torch.tensor([1.0], requires_grad=True) * 2
+    with capture_grads(u=u, other=other) as grads:
+        a.backward()
+    with pytest.raises(KeyError, match="no gradient reached 'other'"):
+        grads["other"]
+    assert "other" not in grads
+
+
+# --- record_layers ----------------------------------------------------------
+
+
+def _seeded_model() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(OrderedDict(fc1=nn.Linear(4, 3), relu=nn.ReLU(), fc2=nn.Linear(3, 1)))
+
+
+INPUTS = torch.tensor([[1.0, -2.0, 0.5, 3.0]])
+
+
+def _all_module_hooks(model: nn.Module) -> int:
+    return sum(len(m._forward_hooks) for m in model.modules())
+
+
+def test_record_layers_on_a_seeded_model():
+    model = _seeded_model()
+    with record_layers(model, ["fc1", "relu", "fc2"]) as rec:
+        model(INPUTS).sum().backward()
+    hidden = model.fc1(INPUTS)
+    assert torch.equal(rec.activations["fc1"], hidden.detach())
+    assert torch.equal(rec.activations["relu"], hidden.relu().detach())
+    assert torch.equal(rec.gradients["relu"], model.fc2.weight.detach())
+    assert torch.equal(rec.gradients["fc1"], model.fc2.weight.detach() * (hidden > 0))
+    assert torch.equal(rec.gradients["fc2"], torch.ones(1, 1))
+    assert rec.layers == ["fc1", "relu", "fc2"]
+    assert not rec.activations["fc1"].requires_grad
+
+
+def test_record_layers_defaults_to_every_layer_without_children():
+    model = nn.Sequential(OrderedDict(block=nn.Sequential(nn.Linear(2, 2), nn.Tanh()), out=nn.Linear(2, 1)))
+    with record_layers(model) as rec:
+        model(torch.ones(1, 2)).sum().backward()
+    assert rec.layers == ["block.0", "block.1", "out"]
+    assert set(rec.gradients) == {"block.0", "block.1", "out"}
+
+
+def test_record_layers_records_a_container_by_its_dotted_name():
+    torch.manual_seed(0)
+    model = nn.Sequential(OrderedDict(block=nn.Sequential(nn.Linear(2, 2), nn.Tanh()), out=nn.Linear(2, 1)))
+    with record_layers(model, ["block", "block.1"]) as rec:
+        model(torch.ones(1, 2)).sum().backward()
+    assert torch.equal(rec.activations["block"], rec.activations["block.1"])
+    assert torch.equal(rec.gradients["block"], model.out.weight.detach())
+
+
+def test_record_layers_names_the_missing_layer_and_the_ones_there_are():
+    model = _seeded_model()
+    with pytest.raises(ValueError) as raised:
+        with record_layers(model, ["fc1", "fc9"]):
+            pass
+    assert str(raised.value) == "record_layers: model has no submodule named 'fc9'; it has: fc1, relu, fc2"
+    assert _all_module_hooks(model) == 0
+
+
+@pytest.mark.parametrize(
+    "model, layers, error, message",
+    [
+        (_seeded_model(), ["fc1", "fc1"], ValueError, "^record_layers: layer 'fc1' given twice$"),
+        (_seeded_model(), "fc1", TypeError, r"got the str 'fc1'; write \['fc1'\]"),
+        (_seeded_model(), [], ValueError, "no layers given"),
+        (lambda t: t, ["fc1"], TypeError, "model must be a torch.nn.Module, got function"),
+        (nn.Linear(2, 2), None, ValueError, "model has no submodules"),
+        (nn.Linear(2, 2), ["weight"], ValueError, "no submodule named 'weight'; it has: none"),
+    ],
+)
+def test_record_layers_rejects_bad_arguments(model, layers, error, message):
+    with pytest.raises(error, match=message):
+        with record_layers(model, layers):
+            pass
+
+
+def test_record_layers_removes_every_hook_when_the_block_ends():
+    model = _seeded_model()
+    with record_layers(model, ["fc1"]) as rec:
+        assert _all_module_hooks(model) == 1
+        loss = model(INPUTS).sum()
+        loss.backward(retain_graph=True)
+    assert _all_module_hooks(model) == 0
+    first = rec.gradients["fc1"].clone()
+    (loss * 2).backward()  # the tensor hook on fc1's output must be gone too
+    assert torch.equal(rec.gradients["fc1"], first)
+    model(INPUTS)
+    assert list(rec.activations) == ["fc1"]
+
+
+def test_record_layers_removes_every_hook_when_the_block_raises():
+    model = _seeded_model()
+    with pytest.raises(ZeroDivisionError):
+        with record_layers(model, ["fc1", "relu"]) as rec:
+            loss = model(INPUTS).sum()
+            1 / 0
+    assert _all_module_hooks(model) == 0
+    loss.backward()
+    assert dict(rec.gradients) == {}
+
+
+def test_record_layers_refuses_a_layer_that_runs_twice():
+    model = _seeded_model()
+    with pytest.raises(RuntimeError, match="layer 'fc1' ran twice in one block"):
+        with record_layers(model, ["fc1"]):
+            model(INPUTS)
+            model(INPUTS)
+    assert _all_module_hooks(model) == 0
+
+
+def test_record_layers_keeps_the_activation_before_an_inplace_relu():
+    torch.manual_seed(0)
+    model = nn.Sequential(OrderedDict(fc1=nn.Linear(4, 3), relu=nn.ReLU(inplace=True), fc2=nn.Linear(3, 1)))
+    with record_layers(model, ["fc1"]) as rec:
+        model(INPUTS).sum().backward()
+    hidden = model.fc1(INPUTS).detach()
+    assert (hidden < 0).any(), "the check needs a negative value for the ReLU to overwrite"
+    assert torch.equal(rec.activations["fc1"], hidden)
+    assert torch.equal(rec.gradients["fc1"], model.fc2.weight.detach() * (hidden > 0))
+
+
+def test_record_layers_says_why_a_layer_has_no_gradient():
+    model = _seeded_model()
+    with record_layers(model, ["fc1"]) as rec:
+        with torch.no_grad():
+            model(INPUTS)
+    assert "fc1" in rec.activations
+    with pytest.raises(KeyError, match="no gradient .* recorded for layer 'fc1'"):
+        rec.gradients["fc1"]
+    with pytest.raises(KeyError, match="no activation .* recorded for layer 'relu'"):
+        rec.activations["relu"]
+
+
+def test_record_layers_refuses_a_layer_that_returns_a_tuple():
+    torch.manual_seed(0)
+    model = nn.Sequential(OrderedDict(rnn=nn.GRU(2, 2)))
+    with pytest.raises(TypeError, match="layer 'rnn' returned tuple, not a tensor"):
+        with record_layers(model, ["rnn"]):
+            model(torch.ones(1, 1, 2))
+    assert _all_module_hooks(model) == 0
+
+
+# --- named_grad -------------------------------------------------------------
+
+
+def test_named_grad_toy_graph_by_name_in_order():
+    x, w, b, u, v, a = _toy()
+    grads = named_grad(a, {"v": v, "u": u, "x": x, "w": w, "b": b})
+    assert list(grads) == ["v", "u", "x", "w", "b"]
+    assert {name: g.item() for name, g in grads.items()} == {"x": 2, "w": 3, "b": 1, "u": 1, "v": 1}
+    assert x.grad is None, "like torch.autograd.grad, nothing is written to .grad"
+
+
+def test_named_grad_accepts_pairs_and_one_tensor_under_two_names():
+    x, w, b, u, v, a = _toy()
+    grads = named_grad(a, [("u", u), ("again", u)])
+    assert grads["u"].item() == grads["again"].item() == 1
+
+
+def test_named_grad_allow_unused_gives_none_and_without_it_names_the_tensor():
+    x, w, b, u, v, a = _toy()
+    c = torch.tensor([5.0], requires_grad=True)
+    d = torch.tensor([6.0], requires_grad=True)
+    with pytest.raises(ValueError) as raised:
+        named_grad(a, {"c": c, "u": u, "d": d}, retain_graph=True)
+    assert str(raised.value) == (
+        "named_grad: the output does not depend on 'c', 'd' (no path in the graph); "
+        "pass allow_unused=True to get None for it"
+    )
+    grads = named_grad(a, {"c": c, "u": u}, allow_unused=True)
+    assert grads["c"] is None and grads["u"].item() == 1
+
+
+def test_named_grad_frees_the_graph_unless_retain_graph():
+    x, w, b, u, v, a = _toy()
+    assert named_grad(a, {"x": x}, retain_graph=True)["x"].item() == 2
+    assert named_grad(a, {"x": x})["x"].item() == 2
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        named_grad(a, {"x": x})
+
+
+def test_named_grad_create_graph_allows_a_second_derivative():
+    x = torch.tensor([2.0], requires_grad=True)
+    first = named_grad(x**3, {"x": x}, create_graph=True)["x"]  # 3x^2 = 12
+    second = named_grad(first, {"x": x})["x"]  # 6x = 12
+    assert first.item() == 12 and second.item() == 12
+
+
+def test_named_grad_non_scalar_output_needs_grad_output():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * 2).reshape(3, 1)
+    with pytest.raises(ValueError, match=r"the output has shape \(3, 1\), not one number"):
+        named_grad(y, {"x": x})
+    with pytest.raises(ValueError, match=r"grad_output has shape \(3,\), the output \(3, 1\)"):
+        named_grad(y, {"x": x}, grad_output=torch.ones(3))
+    grads = named_grad(y, {"x": x}, grad_output=torch.tensor([[1.0], [0.0], [2.0]]))
+    assert grads["x"].tolist() == [2.0, 0.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    "inputs, error, message",
+    [
+        ({"u": "DETACHED"}, ValueError, "^named_grad: tensor 'u' does not require grad"),
+        ([("u", "U"), ("u", "U")], ValueError, "^named_grad: name 'u' given twice$"),
+        ("BARE", TypeError, "inputs must name the tensors"),
+        ({}, ValueError, "no inputs given"),
+        ({"u": 1.0}, TypeError, "'u' must be a torch.Tensor, got float"),
+        ([("u",)], TypeError, r"expected \(name, tensor\) pairs"),
+    ],
+)
+def test_named_grad_rejects_bad_inputs(inputs, error, message):
+    x, w, b, u, v, a = _toy()
+    swap = {"U": u, "DETACHED": u.detach()}
+    if inputs == "BARE":
+        inputs = u
+    elif isinstance(inputs, dict):
+        inputs = {name: swap.get(t, t) if isinstance(t, str) else t for name, t in inputs.items()}
+    else:
+        inputs = [(pair[0], swap[pair[1]]) if len(pair) == 2 else pair for pair in inputs]
+    with pytest.raises(error, match=message):
+        named_grad(a, inputs)
+
+
+def test_named_grad_rejects_an_output_that_does_not_require_grad():
+    x, w, b, u, v, a = _toy()
+    with torch.no_grad():
+        out = x * w
+    with pytest.raises(ValueError, match="the output does not require grad"):
+        named_grad(out, {"x": x})
+    with pytest.raises(TypeError, match="output must be a torch.Tensor, got float"):
+        named_grad(1.0, {"x": x})
