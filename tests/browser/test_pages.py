@@ -1,0 +1,74 @@
+"""Every page of both languages, loaded once in Chromium (see Visitor in conftest.py):
+
+no console error, no request leaving 127.0.0.1, no failed request, a language
+switcher that lands on the twin, no horizontal scroll at 375 px, no broken
+internal link or anchor, and no serious or critical axe-core violation.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from browser.harness import broken_links, built_pages, page_id, source_pages, twin_of
+
+PAGES = source_pages()
+
+
+def test_every_built_page_is_checked(site_dir):
+    """The pages the tests below are parametrized with are exactly the built ones."""
+    built, checked = built_pages(site_dir), sorted(PAGES)
+    assert built == checked, (
+        f"built but not checked: {sorted(set(built) - set(checked))}; "
+        f"checked but not built: {sorted(set(checked) - set(built))}"
+    )
+    for language in ("en", "zh"):
+        assert sum((p.startswith("/zh/")) == (language == "zh") for p in PAGES) >= 10, language
+
+
+@pytest.mark.parametrize("path", PAGES, ids=page_id)
+def test_page_loads_without_errors_or_outside_requests(visitor, path):
+    visit = visitor.visit(path)
+    problems = (
+        [f"console error: {error}" for error in visit.console_errors]
+        + [f"request leaving 127.0.0.1 (blocked): {url}" for url in sorted(set(visit.outside_requests))]
+        + [f"failed request: {failure}" for failure in visit.failed_requests]
+    )
+    assert not problems, f"{path}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=page_id)
+def test_language_switcher_lands_on_the_twin(visitor, path):
+    visit = visitor.visit(path)
+    assert visit.landed == twin_of(path), (
+        f"{path}: the language switcher ({visit.switcher}) landed on {visit.landed or 'nothing'}, "
+        f"expected {twin_of(path)}"
+    )
+
+
+@pytest.mark.parametrize("path", PAGES, ids=page_id)
+def test_no_horizontal_scroll_at_375px(visitor, path):
+    scroll_width, inner_width = visitor.visit(path).phone_widths
+    assert 0 < scroll_width <= inner_width, (
+        f"{path} scrolls horizontally at 375 px: the document is {scroll_width} px wide "
+        f"(window {inner_width} px); wide content must scroll inside its own block"
+    )
+
+
+@pytest.mark.parametrize("path", PAGES, ids=page_id)
+def test_no_broken_internal_link_or_anchor(visitor, server, site_dir, path):
+    visit = visitor.visit(path)
+    assert visit.links, f"{path}: no links found at all"
+    broken = broken_links(visit.links, site_dir, server.origin)
+    assert not broken, f"{path} has broken links:\n" + "\n".join(broken)
+
+
+@pytest.mark.parametrize("path", PAGES, ids=page_id)
+def test_axe_finds_no_serious_or_critical_violation(visitor, axe_source, path):
+    violations = visitor.visit(path).axe_violations
+    assert violations is not None, "axe-core did not run"
+    report = [
+        f"{v['impact']} {v['id']} ({v['help']}), {len(v['nodes'])} element(s):\n    "
+        + "\n    ".join(v["nodes"][:5])
+        for v in violations
+    ]
+    assert not report, f"{path}:\n" + "\n".join(report)

@@ -1,0 +1,94 @@
+"""Typing into Material's search box finds the right page, in English and in Chinese.
+
+English terms are typed key by key; Chinese terms arrive as an input method
+commits them, in one piece; the error message is pasted from the clipboard.
+(The build-time ranking of the same index is tested in tests/test_site_build.py.)
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+ERROR_MESSAGE = "element 0 of tensors does not require grad and does not have a grad_fn"
+
+# (language of the page searched from, how the query gets in, query, the page
+#  that must come first; None: any Chinese page). A Chinese term may instead
+#  come among the first CHINESE_TERM_RANK results: the browser splits a Chinese
+#  query its own way, not as jieba split the pages at build time, so a page
+#  that only shares the term's characters can outrank the page about the term.
+QUERIES = [
+    ("en", "type", "retain_grad", "/intermediate/retain-grad/"),
+    ("en", "type", "hook", "/intermediate/hooks/"),
+    ("en", "paste", ERROR_MESSAGE, "/troubleshooting/"),
+    ("zh", "ime", "梯度", None),
+    ("zh", "ime", "叶子节点", "/zh/leaf-nodes/"),
+    ("zh", "ime", "钩子", "/zh/intermediate/hooks/"),
+    ("zh", "ime", "中间变量", "/zh/intermediate/"),
+    ("zh", "paste", ERROR_MESSAGE, "/zh/troubleshooting/"),
+    ("zh", "ime", "热力图", "/zh/modules/grad-cam/"),
+    ("zh", "ime", "术语表", "/zh/glossary/"),
+]
+
+CHINESE_TERM_RANK = 3
+
+INPUT = ".md-search__input"
+RESULTS = ".md-search-result__item > a"
+# Material marks each result link with the query terms it matched (?h=...): when
+# typing key by key, a result list whose first link carries every term of the
+# query is the final one, not the list for a prefix typed on the way.
+FINAL_RESULTS = """query => {
+  const first = document.querySelector('.md-search-result__item > a');
+  if (!first) return false;
+  const terms = s => s.toLowerCase().split(/[\\s+_]+/).filter(Boolean).sort().join(' ');
+  return terms(new URL(first.href).searchParams.get('h') || '') === terms(query);
+}"""
+
+
+@pytest.fixture(scope="module")
+def search_pages(new_context, server):
+    context = new_context(permissions=["clipboard-read", "clipboard-write"])
+    pages, errors = {}, []
+    for language, home in (("en", "/"), ("zh", "/zh/")):
+        page = context.new_page()
+        page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(server.url(home), wait_until="load")
+        pages[language] = page
+    yield pages
+    assert not errors, f"console errors while searching: {errors}"
+    assert not new_context.blocked(context), f"requests leaving 127.0.0.1: {new_context.blocked(context)}"
+
+
+@pytest.mark.parametrize("language, how, query, expected", QUERIES, ids=[f"{q[0]}-{q[2][:24]}" for q in QUERIES])
+def test_search_finds_the_right_page(search_pages, server, language, how, query, expected):
+    page = search_pages[language]
+    box = page.locator(INPUT)
+    box.click()
+    page.keyboard.press("ControlOrMeta+A")
+    page.keyboard.press("Backspace")
+    page.wait_for_function("() => !document.querySelector('.md-search-result__item')")
+    if how == "type":
+        page.keyboard.type(query)
+    elif how == "ime":
+        page.keyboard.insert_text(query)  # what an input method does when the reader picks the words
+        page.keyboard.press("End")
+    else:
+        page.evaluate("text => navigator.clipboard.writeText(text)", query)
+        page.keyboard.press("ControlOrMeta+V")
+    assert box.input_value() == query
+    if how == "type":
+        page.wait_for_function(FINAL_RESULTS, arg=query, timeout=10_000)
+    else:  # the whole query at once: the first list shown is the final one
+        page.wait_for_selector(RESULTS, timeout=10_000)
+    found = [urlsplit(href).path for href in page.eval_on_selector_all(RESULTS, "links => links.map(a => a.href)")]
+    assert found, f"searching {query!r} finds nothing"
+    if expected is None:
+        # The index holds both languages; an English page may mention 梯度 (the glossary).
+        assert found[0].startswith("/zh/"), f"searching {query!r}: the first result is not Chinese: {found[:5]}"
+    elif how == "ime":
+        first = list(dict.fromkeys(found))[:CHINESE_TERM_RANK]
+        assert expected in first, f"searching {query!r}: expected {expected} in the first {CHINESE_TERM_RANK} pages, got {first}"
+    else:
+        assert found[0] == expected, f"searching {query!r}: expected {expected} first, got {found[:5]}"
