@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import difflib
 import io
 import re
 import traceback
@@ -57,6 +58,28 @@ class BlockRun:
         found = [f"{self.fence.where}: {problem}" for problem in self.problems]
         if self.error:
             found.append(f"{self.fence.where}: the block raised; the blocks after it were not run\n{self.error}")
+        return found
+
+    @property
+    def failures(self) -> list[str]:
+        """The complaints, and a diff when the block printed something other than its output."""
+        found = self.complaints
+        if self.stdout != self.expected:
+            if isinstance(self.fence, Cell):
+                shown, source, block = "the cell's stored output", "stored in the notebook", "cell"
+            else:
+                shown = f"the output block at line {self.fence.output.start}" if self.fence.output else "no output block"
+                source, block = "shown on the page", "block"
+            diff = difflib.unified_diff(
+                self.expected.splitlines(keepends=True),
+                self.stdout.splitlines(keepends=True),
+                fromfile=f"expected ({source})",
+                tofile=f"actual (printed by the {block})",
+            )
+            found.append(
+                f"{self.fence.where}: printed output differs from {shown}\n{''.join(diff)}"
+                "(to rewrite every output from a real run: python tests/update_outputs.py)"
+            )
         return found
 
 

@@ -28,7 +28,7 @@ import pytest
 from docs_pages import DOCS, ROOT, notebooks, page_id, pages, twin
 from markdown_fences import parse_page
 from notebook_cells import canonical, dumps, parse_notebook
-from page_runner import BlockRun, run_page
+from page_runner import run_page
 from test_translation_parity import _differences
 
 # Another helper's browser tests measure the same budget in a real browser.
@@ -46,25 +46,8 @@ page_notebooks = _hook("page_notebooks")
 
 
 # ------------------------------------------------------------ run like pages
-def cell_failures(run: BlockRun) -> list[str]:
-    """What is wrong with one executed cell, each message naming the notebook and cell."""
-    messages = run.complaints
-    if run.stdout != run.expected:
-        diff = difflib.unified_diff(
-            run.expected.splitlines(keepends=True),
-            run.stdout.splitlines(keepends=True),
-            fromfile="expected (stored in the notebook)",
-            tofile="actual (printed by the cell)",
-        )
-        messages.append(
-            f"{run.fence.where}: printed output differs from the cell's stored output\n{''.join(diff)}"
-            "(to rewrite every stored output from a real run: python tests/update_outputs.py)"
-        )
-    return messages
-
-
 def notebook_failures(notebook: Path) -> list[str]:
-    return [message for run in run_page(notebook) for message in cell_failures(run)]
+    return [message for run in run_page(notebook) for message in run.failures]
 
 
 @pytest.mark.parametrize("notebook", notebooks(), ids=page_id)
