@@ -1,0 +1,99 @@
+"""What the benchmark scripts share: the repository root, timing helpers, a strict site build.
+
+Not a test module: pytest collects nothing from tests/benchmarks/ (no test_*.py there).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = ROOT / "tests"
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))  # docs_pages, page_runner, browser.harness
+
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def load() -> str:
+    """The load averages (1, 5, 15 min): other processes on the machine skew every timing."""
+    return " / ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def wall(command: list[str], **kwargs) -> float:
+    """Seconds one subprocess takes, start to exit; it must succeed."""
+    start = time.perf_counter()
+    subprocess.run(command, check=True, cwd=kwargs.pop("cwd", ROOT), env=kwargs.pop("env", ENV), **kwargs)
+    return time.perf_counter() - start
+
+
+def import_torch_seconds(repeats: int = 3) -> float:
+    """Median wall time of a bare `python -c "import torch"`."""
+    return statistics.median(wall([sys.executable, "-c", "import torch"]) for _ in range(repeats))
+
+
+def build_site(site_dir: Path, cwd: Path = ROOT) -> float:
+    """`mkdocs build --strict` into site_dir; seconds. Fails loudly with mkdocs' log."""
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=cwd, env=ENV, capture_output=True, text=True,
+    )
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        raise SystemExit(f"mkdocs build --strict failed:\n{result.stdout}{result.stderr}")
+    return seconds
+
+
+def gzip_site_server(directory: Path):
+    """The browser tests' SiteServer, but sending text files gzip-compressed, as most hosts do.
+
+    Only when the client accepts gzip; everything else (binary files, 404 pages,
+    redirects) is answered exactly as SiteServer answers it.
+    """
+    import functools
+    import gzip
+    import http.server
+    import io
+    import threading
+
+    from browser.harness import SiteServer, _Handler
+
+    compressible = {"application/json", "application/javascript", "image/svg+xml"}
+    cache: dict[str, bytes] = {}
+
+    class GzipHandler(_Handler):
+        def send_head(self):
+            if "gzip" not in self.headers.get("Accept-Encoding", ""):
+                return super().send_head()
+            path = self.translate_path(self.path)
+            if os.path.isdir(path):
+                if not self.path.split("?", 1)[0].endswith("/"):
+                    return super().send_head()  # the redirect to the folder
+                path = os.path.join(path, "index.html")
+            ctype = self.guess_type(path)
+            if not os.path.isfile(path) or not (ctype.startswith("text/") or ctype in compressible):
+                return super().send_head()
+            if path not in cache:
+                cache[path] = gzip.compress(Path(path).read_bytes(), compresslevel=6)
+            body = cache[path]
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Vary", "Accept-Encoding")
+            self.end_headers()
+            return io.BytesIO(body)
+
+    server = SiteServer.__new__(SiteServer)
+    handler = functools.partial(GzipHandler, directory=str(directory))
+    server.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.httpd.daemon_threads = True
+    server.origin = f"http://127.0.0.1:{server.httpd.server_address[1]}"
+    server.thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
+    return server
