@@ -15,15 +15,13 @@ no script, no external font, a <title> and an aria-label.
 
 from __future__ import annotations
 
-import contextlib
-import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 import torch
 
-from markdown_fences import parse_page
+from figures import page_namespace
 
 PAGE = Path("docs/en/intermediate/index.md")
 OUTPUT = "a"  # the page's name for the graph's output
@@ -109,23 +107,6 @@ class Graph:
     kinds: dict[str, str]  # tensor name -> leaf / intermediate / output
     ops: dict[str, Op]  # output tensor name -> the op that made it
     grads: dict[str, float]  # tensor name -> d output / d tensor
-
-
-def _page_graph_namespace() -> dict[str, object]:
-    """Run the page's blocks as tests/figures.page_namespace does, stopping once OUTPUT is built.
-
-    The page's later blocks call backward() without retain_graph, which frees
-    the saved tensors the edge labels are computed from; the first graph the
-    page builds is the one its toy-graph section shows.
-    """
-    namespace: dict[str, object] = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(io.StringIO()), torch.random.fork_rng():
-        for fence in parse_page(PAGE):
-            if fence.executed:
-                exec(fence.compiled(), namespace)
-                if isinstance(namespace.get(OUTPUT), torch.Tensor):
-                    return namespace
-    raise LookupError(f"{PAGE} never defines the tensor {OUTPUT!r}")
 
 
 def _number(value: float) -> str:
@@ -367,7 +348,9 @@ def _description(graph: Graph, words: dict[str, str], direction: str) -> str:
 
 def render() -> dict[str, str]:
     """Repository-relative path -> SVG text, for every figure of this module."""
-    graph = read_graph(_page_graph_namespace())
+    # Stop once the output exists: the page's later backward() frees the saved
+    # tensors the edge labels are computed from.
+    graph = read_graph(page_namespace(PAGE, until=OUTPUT))
     if tuple(n for n, kind in graph.kinds.items() if kind == "leaf") != LEAVES:
         raise AssertionError(f"{PAGE}: expected the leaves {LEAVES}, the graph has {graph.kinds}")
     figures = {}
