@@ -1,4 +1,4 @@
-"""Where the pages are, and how an English page maps to its Chinese twin."""
+"""Where the pages are, how an English page maps to its Chinese twin, and where each is served."""
 
 from __future__ import annotations
 
@@ -33,3 +33,18 @@ def twin(page: Path, language: str) -> Path:
 
 def page_id(page: Path) -> str:
     return str(page.relative_to("docs"))
+
+
+def page_url(source: Path) -> str:
+    """docs/en/a/b.md -> /a/b/, docs/zh/a/index.md -> /zh/a/, docs/zh/nb/x.ipynb -> /zh/nb/x/."""
+    language, *parts = (ROOT / source).relative_to(DOCS).with_suffix("").parts
+    if parts[-1] == "index":
+        parts = parts[:-1]
+    prefix = "/" if language == "en" else f"/{language}/"
+    return prefix + "".join(f"{part}/" for part in parts)
+
+
+def built_pages(site: Path) -> list[str]:
+    """URL paths of every index.html of a built site, e.g. '/', '/zh/leaf-nodes/'."""
+    folders = (html.parent.relative_to(site).as_posix() for html in site.rglob("index.html"))
+    return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_pages import DOCS, ROOT, notebooks, page_id, pages, twin
+from docs_pages import DOCS, ROOT, notebooks, page_id, page_url, pages, twin
 from markdown_fences import parse_page
 from notebook_cells import canonical, dumps, parse_notebook
 from page_runner import run_page
@@ -161,11 +161,7 @@ def _site(built_site) -> Path:
 
 def _built_page(site: Path, source: Path) -> Path:
     """docs/zh/notebooks/x.ipynb -> SITE/zh/notebooks/x/index.html (English at the root)."""
-    language, *rest = source.relative_to("docs").parts
-    folder = site if language == "en" else site / language
-    *parents, name = rest
-    stem = Path(name).stem
-    return folder.joinpath(*parents, "index.html") if stem == "index" else folder.joinpath(*parents, stem, "index.html")
+    return site / page_url(source).lstrip("/") / "index.html"
 
 
 def _download_link(page_html: str) -> str | None:

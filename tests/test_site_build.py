@@ -7,6 +7,8 @@ from urllib.parse import urljoin
 
 import pytest
 
+from docs_pages import built_pages
+
 # built_site, the one strict build of the session, lives in conftest.py.
 
 
@@ -123,16 +125,10 @@ def test_search_finds_gradient_in_the_body_of_every_chinese_page(built_site):
     assert pages and found == pages, f"梯度 is not found on: {sorted(pages - found)}"
 
 
-def _built_pages(site) -> list[str]:
-    """URL paths of the built content pages, e.g. '/', '/zh/leaf-nodes/'."""
-    folders = [html.parent.relative_to(site).as_posix() for html in site.rglob("index.html")]
-    return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)
-
-
 def test_language_switcher_links_every_page_to_its_twin(built_site):
     site, result = built_site
     assert result.returncode == 0, "the site did not build"
-    pages = _built_pages(site)
+    pages = built_pages(site)
     assert len(pages) >= 4
     wrong = []
     for page in pages:

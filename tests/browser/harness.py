@@ -18,9 +18,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
-LANGUAGES = ("en", "zh")
+from docs_pages import DOCS, LANGUAGES, ROOT, built_pages, page_url  # noqa: F401 (the browser tests import them from here)
+
 ARTIFACTS = ROOT / "test-artifacts"
 
 # Debian's Chromium; Playwright's own browser download does not work on the test machines.
@@ -64,15 +63,6 @@ def chromium_missing() -> bool:
 # ---------------------------------------------------------------- the pages
 
 
-def page_url(source: Path) -> str:
-    """docs/en/a/b.md -> /a/b/, docs/zh/a/index.md -> /zh/a/, docs/zh/nb/x.ipynb -> /zh/nb/x/."""
-    language, *parts = source.relative_to(DOCS).with_suffix("").parts
-    if parts[-1] == "index":
-        parts = parts[:-1]
-    prefix = "/" if language == "en" else f"/{language}/"
-    return prefix + "".join(f"{part}/" for part in parts)
-
-
 def source_pages() -> list[str]:
     """URL paths of every page of both languages, from docs/ (Markdown pages and notebooks).
 
@@ -86,12 +76,6 @@ def source_pages() -> list[str]:
             if path.suffix in (".md", ".ipynb") and ".ipynb_checkpoints" not in path.parts:
                 urls.append(page_url(path))
     return urls
-
-
-def built_pages(site: Path) -> list[str]:
-    """URL paths of every index.html of the built site, e.g. '/', '/zh/leaf-nodes/'."""
-    folders = (html.parent.relative_to(site).as_posix() for html in site.rglob("index.html"))
-    return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)
 
 
 def language_of(url_path: str) -> str:
