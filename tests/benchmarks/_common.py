@@ -56,11 +56,8 @@ def gzip_site_server(directory: Path):
     Only when the client accepts gzip; everything else (binary files, 404 pages,
     redirects) is answered exactly as SiteServer answers it.
     """
-    import functools
     import gzip
-    import http.server
     import io
-    import threading
 
     from browser.harness import SiteServer, _Handler
 
@@ -90,10 +87,4 @@ def gzip_site_server(directory: Path):
             self.end_headers()
             return io.BytesIO(body)
 
-    server = SiteServer.__new__(SiteServer)
-    handler = functools.partial(GzipHandler, directory=str(directory))
-    server.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.httpd.daemon_threads = True
-    server.origin = f"http://127.0.0.1:{server.httpd.server_address[1]}"
-    server.thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
-    return server
+    return SiteServer(directory, GzipHandler)

@@ -119,8 +119,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 class SiteServer:
     """A threaded http.server on 127.0.0.1 and a free port, serving one directory."""
 
-    def __init__(self, directory: Path):
-        handler = functools.partial(_Handler, directory=str(directory))
+    def __init__(self, directory: Path, handler_class: type[http.server.SimpleHTTPRequestHandler] | None = None):
+        handler = functools.partial(handler_class or _Handler, directory=str(directory))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
