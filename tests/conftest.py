@@ -1,15 +1,15 @@
+"""What the suite's tests share: the one strict build of the site.
+
+tests/ and docs/hooks/ are on sys.path (pyproject.toml's ``pythonpath``), and
+tests/docs_plugin.py runs everything from the repository root.
+"""
+
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-
-# Pages and their tracebacks use paths relative to the repository root.
-os.chdir(ROOT)
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sitepages import ROOT
 
 
 @pytest.fixture(scope="session")

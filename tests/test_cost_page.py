@@ -1,51 +1,41 @@
 """The cost page shows exactly the stored benchmark results, in both languages.
 
-tests/benchmarks/cost_of_methods.py measures and writes
-tests/benchmarks/results/cpu.json, then rewrites the tables of
+tests/tools/benchmarks/cost_of_methods.py measures and writes
+tests/tools/benchmarks/results/cpu.json, then rewrites the tables of
 docs/*/cost-of-methods.md between marker comments. This checks consistency
 only: the page's tables are what the stored results render to. Nothing here
 measures or times anything.
 """
 
-import importlib.util
 import re
 
+import cost_tables
 import pytest
-
-from docs_pages import ROOT
-
-SCRIPT = ROOT / "tests" / "benchmarks" / "cost_of_methods.py"
-
-
-@pytest.fixture(scope="module")
-def cost():
-    spec = importlib.util.spec_from_file_location("cost_of_methods", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from cost_page import PAGES, page_sections
+from sitepages import ROOT
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
-def test_cost_page_tables_are_the_stored_results(cost, language):
-    cpu, gpu = cost.load_results()
-    expected = cost.sections(cpu, gpu, language)
-    page = cost.PAGES[language]
-    shown = cost.page_sections(page.read_text(encoding="utf-8"))
+def test_cost_page_tables_are_the_stored_results(language):
+    cpu, gpu = cost_tables.load_results()
+    expected = cost_tables.sections(cpu, gpu, language)
+    page = PAGES[language]
+    shown = page_sections(page.read_text(encoding="utf-8"))
     assert sorted(shown) == sorted(expected), f"{page}: markers {sorted(shown)}, expected {sorted(expected)}"
     stale = [name for name in expected if shown[name] != expected[name]]
     assert not stale, (
-        f"{page}: the sections {stale} differ from tests/benchmarks/results/; "
-        "run `python tests/benchmarks/cost_of_methods.py --pages-only`"
+        f"{page}: the sections {stale} differ from tests/tools/benchmarks/results/; "
+        "run `python tests/tools/benchmarks/cost_of_methods.py --pages-only`"
     )
 
 
-def test_stored_results_cover_every_method_and_k(cost):
-    cpu, _ = cost.load_results()
-    assert {(case["model"], case["batch"]) for case in cpu["cases"]} == set(cost.CASES)
+def test_stored_results_cover_every_method_and_k():
+    cpu, _ = cost_tables.load_results()
+    assert {(case["model"], case["batch"]) for case in cpu["cases"]} == set(cost_tables.CASES)
     for case in cpu["cases"]:
         measured = {(entry["method"], entry["k"]) for entry in case["methods"]}
-        assert measured == {(m, k) for m in cost.METHODS for k in cost.KS}, case["model"]
-        assert [entry["mode"] for entry in case["forward"]] == list(cost.MODES)
+        assert measured == {(m, k) for m in cost_tables.METHODS for k in cost_tables.KS}, case["model"]
+        assert [entry["mode"] for entry in case["forward"]] == list(cost_tables.MODES)
     assert cpu["machine"]["torch"].startswith("2.13.0"), "measured with another torch than the pinned one"
 
 

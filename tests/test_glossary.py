@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_pages import ROOT
+from sitepages import ROOT
 
 ENGLISH_PAGE = Path("docs/en/glossary.md")
 CHINESE_PAGE = Path("docs/zh/glossary.md")

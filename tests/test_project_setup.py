@@ -5,7 +5,7 @@ import tomllib
 
 import torch
 
-from docs_pages import ROOT
+from sitepages import ROOT
 
 
 def _readme_commands() -> list[str]:

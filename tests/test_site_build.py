@@ -3,11 +3,14 @@
 import json
 import re
 from collections import Counter
+from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+from bs4 import BeautifulSoup, SoupStrainer
+from sitepages import ROOT
 
-from docs_pages import built_pages
+from browser.harness import built_pages
 
 # built_site, the one strict build of the session, lives in conftest.py.
 
@@ -19,7 +22,43 @@ def test_mkdocs_build_strict_has_no_warnings(built_site):
     assert result.returncode == 0 and not warnings, f"mkdocs build --strict failed:\n{log}"
 
 
-def _search_index(built_site) -> dict:
+class SearchIndex:
+    """Both languages' built search indexes, tokenised once, ranked as Material's search matches.
+
+    Query and text are split with the index's own separator; a query term
+    matches a word it is a prefix of (Material searches `term*`), every term
+    must match, and a match in a title weighs as the index's title boost.
+    """
+
+    def __init__(self, index: dict):
+        self.separator = re.compile(index["config"]["separator"])
+        self.title_boost = int(index["config"]["fields"]["title"]["boost"])
+        self.docs = [
+            (doc["location"].split("#")[0], self.tokens(doc["title"]), self.tokens(doc["text"]), doc["text"])
+            for doc in index["docs"]
+        ]
+
+    def tokens(self, text: str) -> list[str]:
+        text = BeautifulSoup(text, "html.parser").get_text(" ")  # the index stores HTML
+        return [token.lower() for token in self.separator.split(text) if token]
+
+    def ranking(self, query: str, language: str) -> list[tuple[str, int]]:
+        terms = self.tokens(query)
+        scores: Counter = Counter()
+        matched: dict[str, set] = {}
+        for page, title, text, _ in self.docs:
+            if page.startswith("zh/") != (language == "zh"):
+                continue
+            for term in terms:
+                hits = sum(w.startswith(term) for w in text) + self.title_boost * sum(w.startswith(term) for w in title)
+                if hits:
+                    scores[page] += hits
+                    matched.setdefault(page, set()).add(term)
+        return [(page, score) for page, score in scores.most_common() if matched[page] == set(terms)]
+
+
+@pytest.fixture(scope="session")
+def search_index(built_site) -> SearchIndex:
     site, result = built_site
     assert result.returncode == 0, "the site did not build; see test_mkdocs_build_strict_has_no_warnings"
     index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
@@ -28,37 +67,7 @@ def _search_index(built_site) -> dict:
     assert not any(doc["location"].startswith("zh/") for doc in index["docs"]), "Chinese pages in the English index"
     chinese = json.loads((site / "zh" / "search" / "search_index.json").read_text(encoding="utf-8"))
     index["docs"] += [{**doc, "location": "zh/" + doc["location"]} for doc in chinese["docs"]]
-    return index
-
-
-def _tokens(text: str, separator: re.Pattern) -> list[str]:
-    text = re.sub(r"<[^>]+>", " ", text)  # the index stores HTML
-    return [token.lower() for token in separator.split(text) if token]
-
-
-def _ranking(index: dict, query: str, language: str) -> list[tuple[str, int]]:
-    """Pages of one language ranked for the query, as Material's search matches it.
-
-    Query and text are split with the index's own separator; a query term
-    matches a word it is a prefix of (Material searches `term*`), every term
-    must match, and a match in a title weighs as the index's title boost.
-    """
-    separator = re.compile(index["config"]["separator"])
-    title_boost = int(index["config"]["fields"]["title"]["boost"])
-    terms = _tokens(query, separator)
-    scores: Counter = Counter()
-    matched: dict[str, set] = {}
-    for doc in index["docs"]:
-        page = doc["location"].split("#")[0]
-        if page.startswith("zh/") != (language == "zh"):
-            continue
-        title, text = _tokens(doc["title"], separator), _tokens(doc["text"], separator)
-        for term in terms:
-            hits = sum(w.startswith(term) for w in text) + title_boost * sum(w.startswith(term) for w in title)
-            if hits:
-                scores[page] += hits
-                matched.setdefault(page, set()).add(term)
-    return [(page, score) for page, score in scores.most_common() if matched[page] == set(terms)]
+    return SearchIndex(index)
 
 
 # (query, language, a page the index must find for it). Which page comes first
@@ -113,16 +122,23 @@ SEARCHES = [(query, "en", page) for query, page in BOTH] + [(query, "zh", "zh/" 
 
 
 @pytest.mark.parametrize("query, language, page", SEARCHES)
-def test_search_index_finds_the_page(built_site, query, language, page):
-    found = [found_page for found_page, _ in _ranking(_search_index(built_site), query, language)]
+def test_search_index_finds_the_page(search_index, query, language, page):
+    found = [found_page for found_page, _ in search_index.ranking(query, language)]
     assert page in found, f"searching {query!r} ({language}) does not find {page}; it finds {found[:6]}"
 
 
-def test_search_finds_gradient_in_the_body_of_every_chinese_page(built_site):
-    index = _search_index(built_site)
-    pages = {doc["location"].split("#")[0] for doc in index["docs"] if doc["location"].startswith("zh/")}
-    found = {page for page, _ in _ranking(index, "梯度", "zh")}
-    assert pages and found == pages, f"梯度 is not found on: {sorted(pages - found)}"
+def test_search_finds_every_glossary_term_on_every_page_that_uses_it(search_index):
+    """Segmentation never hides a term: each Chinese glossary term (docs/search/jieba-user-dict.txt)
+    finds every Chinese page whose text contains it."""
+    terms = [line.split()[0] for line in (ROOT / "docs/search/jieba-user-dict.txt").read_text("utf-8").splitlines()
+             if line.strip()]
+    missed = []
+    for term in terms:
+        using = {page for page, _, _, html in search_index.docs
+                 if page.startswith("zh/") and term in html.replace("\u200b", "")}
+        found = {page for page, _ in search_index.ranking(term, "zh")}
+        missed += [f"{term}: {page}" for page in sorted(using - found)]
+    assert terms and not missed, "pages search does not find for a term they contain:\n" + "\n".join(missed)
 
 
 def test_language_switcher_links_every_page_to_its_twin(built_site):
@@ -132,11 +148,10 @@ def test_language_switcher_links_every_page_to_its_twin(built_site):
     assert len(pages) >= 4
     wrong = []
     for page in pages:
-        html = (site / page.strip("/") / "index.html").read_text(encoding="utf-8")
-        links = dict(
-            (lang, urljoin(f"http://127.0.0.1:8000{page}", href))
-            for href, lang in re.findall(r'<a href="([^"]*)" hreflang="([^"]*)" class="md-select__link"', html)
-        )
+        soup = BeautifulSoup((site / page.strip("/") / "index.html").read_text(encoding="utf-8"), "html.parser",
+                             parse_only=SoupStrainer("a", class_="md-select__link"))
+        links = {a["hreflang"]: urljoin(f"http://127.0.0.1:8000{page}", a["href"])
+                 for a in soup.select("a.md-select__link[hreflang]")}
         english = page.removeprefix("/zh")
         expected = {"en": f"http://127.0.0.1:8000{english}", "zh": f"http://127.0.0.1:8000/zh{english}"}
         if links != expected:
@@ -151,7 +166,27 @@ def test_chinese_text_has_no_line_break_between_characters(built_site):
     wide = r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
     broken = []
     for html_file in sorted((site / "zh").rglob("index.html")):
-        html = re.sub(r"<pre\b.*?</pre>", "", html_file.read_text(encoding="utf-8"), flags=re.S)
-        for match in re.finditer(rf"{wide}[ \t]*\n[ \t]*{wide}", html):
-            broken.append(f"{html_file.relative_to(site)}: {match.group(0)!r}")
+        soup = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
+        for pre in soup.select("pre"):
+            pre.decompose()
+        for text in soup.find_all(string=True):
+            for match in re.finditer(rf"{wide}[ \t]*\n[ \t]*{wide}", text):
+                broken.append(f"{html_file.relative_to(site)}: {match.group(0)!r}")
     assert not broken, "line breaks between Chinese characters (docs/hooks/chinese_line_breaks.py):\n" + "\n".join(broken[:20])
+
+
+# --- the search check fails without the segmenting separator --------------------------
+
+
+def test_search_check_fails_without_the_segmenting_separator():
+    docs = [
+        {"location": "zh/hooks/", "title": "钩子", "text": "<p>\u200b钩子\u200b会\u200b收到\u200b梯度\u200b。</p>"},
+        {"location": "zh/leaf/", "title": "叶子节点", "text": "<p>\u200b叶子节点\u200b的\u200b梯度\u200b。</p>"},
+    ]
+    fields = {"title": {"boost": 1000.0}}
+    segmented = {"config": {"separator": "[\\s\\u200b。]+", "fields": fields}, "docs": docs}
+    unsegmented = {"config": {"separator": "[\\s]+", "fields": fields}, "docs": docs}
+
+    assert [page for page, _ in SearchIndex(segmented).ranking("梯度", "zh")] == ["zh/hooks/", "zh/leaf/"]
+    assert SearchIndex(segmented).ranking("钩子", "zh")[0][0] == "zh/hooks/"
+    assert SearchIndex(unsegmented).ranking("梯度", "zh") == []

@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from docs_pages import ROOT
+from sitepages import ROOT
 
 SNIPPETS = ROOT / "snippets"
 HELPER_FILES = sorted(SNIPPETS.glob("*.py"))

@@ -1,81 +1,80 @@
-"""Every page exists in both languages with the same code and the same outputs.
+"""Every page and notebook exists in both languages, with the same code and the same outputs.
 
 Code is compared with comments removed (comments are translated); prose,
-skip reasons and output-block titles may differ.
+skip reasons and output-block titles may differ. A notebook's code cells must
+also sit at the same places among its cells.
 """
 
-import difflib
-import io
-import tokenize
 from pathlib import Path
 
 import pytest
+from sitepages import ROOT, page_id, sources, twin
 
-from docs_pages import ROOT, page_id, pages, twin
-from markdown_fences import Fence, parse_page
+from twins import translation_drift
 
-
-def _without_comments(fence: Fence) -> str:
-    if fence.info.split()[:1] == ["python"]:
-        try:
-            tokens = tokenize.generate_tokens(io.StringIO(fence.body).readline)
-            kept = [token for token in tokens if token.type != tokenize.COMMENT]
-            code = tokenize.untokenize(kept)
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            code = fence.body
-    else:
-        code = "\n".join(line.split("#", 1)[0] for line in fence.body.splitlines())
-    return "\n".join(line.rstrip() for line in code.splitlines() if line.strip())
+FENCE = "```"
 
 
-def _shape(fence: Fence) -> dict[str, str]:
-    return {
-        "fence": fence.chars + fence.info,
-        "skip marker": "present" if fence.skip_reason else "absent",
-        "code without comments": _without_comments(fence) + "\n",
-        "expected output": fence.output.body if fence.output else "(none)\n",
-    }
+@pytest.mark.parametrize("source", sources("zh"), ids=page_id)
+def test_chinese_source_has_an_english_twin(source):
+    assert (ROOT / twin(source, "en")).exists(), f"{source} has no English twin at {twin(source, 'en')}"
 
 
-def _differences(en: Fence, zh: Fence) -> list[str]:
-    english, chinese = _shape(en), _shape(zh)
-    found = []
-    for what in english:
-        if english[what] != chinese[what]:
-            diff = difflib.unified_diff(
-                english[what].splitlines(keepends=True), chinese[what].splitlines(keepends=True),
-                fromfile=en.where, tofile=zh.where,
-            )
-            found.append(f"{what} differs:\n{''.join(diff).rstrip()}")
-    return found
-
-
-@pytest.mark.parametrize("page", pages("zh"), ids=page_id)
-def test_chinese_page_has_an_english_twin(page):
-    assert (ROOT / twin(page, "en")).exists(), f"{page} has no English twin at {twin(page, 'en')}"
-
-
-def translation_drift(english: Path, chinese: Path) -> list[str]:
-    """What differs between a page and its twin, block by block; empty when in lockstep."""
-    english_blocks = [fence for fence in parse_page(english) if not fence.is_output]
-    chinese_blocks = [fence for fence in parse_page(chinese) if not fence.is_output]
-    problems = [
-        f"block {number}: {text}"
-        for number, (en, zh) in enumerate(zip(english_blocks, chinese_blocks), start=1)
-        for text in _differences(en, zh)
-    ]
-    if len(english_blocks) != len(chinese_blocks):
-        problems.append(
-            f"{english} has {len(english_blocks)} code blocks, {chinese} has {len(chinese_blocks)}"
-        )
-    return problems
-
-
-@pytest.mark.parametrize("page", pages("en"), ids=page_id)
-def test_chinese_twin_has_the_same_code_and_outputs(page):
-    chinese = twin(page, "zh")
+@pytest.mark.parametrize("source", sources("en"), ids=page_id)
+def test_chinese_twin_has_the_same_code_and_outputs(source):
+    chinese = twin(source, "zh")
     if not (ROOT / chinese).exists():
-        pytest.fail(f"{page} has no Chinese twin: create {chinese}", pytrace=False)
-    problems = translation_drift(page, chinese)
+        pytest.fail(f"{source} has no Chinese twin: create {chinese}", pytrace=False)
+    problems = translation_drift(source, chinese)
     if problems:
         pytest.fail("translation drifted:\n" + "\n".join(problems), pytrace=False)
+
+
+# --- the check fails on twins that drifted -----------------------------------------
+
+
+def _page(tmp_path: Path, name: str, *blocks: str) -> Path:
+    page = tmp_path / name
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text("# A page\n\n" + "\n\n".join(blocks) + "\n", encoding="utf-8")
+    return page
+
+
+def _python(code: str, output: str) -> str:
+    return f"{FENCE}python\n{code}\n{FENCE}\n\n<!--pytest-codeblocks:expected-output-->\n{FENCE}text\n{output}\n{FENCE}"
+
+
+def test_parity_names_the_block_that_drifted(tmp_path):
+    english = _page(tmp_path, "en/p.md", _python("x = 1  # one", "1"), _python("print(x + 1)", "2"))
+    same = _page(tmp_path, "zh/same.md", _python("x = 1  # 一", "1"), _python("print(x + 1)", "2"))
+    drifted = _page(tmp_path, "zh/drifted.md", _python("x = 1", "1"), _python("print(x + 2)", "3"))
+    short = _page(tmp_path, "zh/short.md", _python("x = 1", "1"))
+
+    assert translation_drift(english, same) == []
+    problems = translation_drift(english, drifted)
+    assert [problem.split(":")[0] for problem in problems] == ["block 2", "block 2"]
+    assert "-print(x + 1)" in problems[0] and "+print(x + 2)" in problems[0]
+    assert "expected output differs" in problems[1]
+    assert translation_drift(english, short) == [f"{english} has 2 code blocks, {short} has 1"]
+
+
+def test_notebook_parity_names_the_cell_that_drifted(tmp_path):
+    from sitepages.notebook import code_cell, dumps, markdown_cell, new_notebook
+
+    def notebook(name: str, *cells: dict) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(dumps(new_notebook([markdown_cell("# A lab"), *cells])), encoding="utf-8")
+        return path
+
+    english = notebook("en/n.ipynb", code_cell("x = 1  # one"), code_cell("print(x + 1)", "2\n"))
+    same = notebook("zh/same.ipynb", code_cell("x = 1  # 一"), code_cell("print(x + 1)", "2\n"))
+    drifted = notebook("zh/drifted.ipynb", code_cell("x = 1"), code_cell("print(x + 2)", "3\n"))
+    moved = notebook("zh/moved.ipynb", code_cell("x = 1"), markdown_cell("text"), code_cell("print(x + 1)", "2\n"))
+
+    assert translation_drift(english, same) == []
+    problems = translation_drift(english, drifted)
+    assert [problem.split(":")[0] for problem in problems] == ["block 2", "block 2"]
+    assert "-print(x + 1)" in problems[0] and "+print(x + 2)" in problems[0]
+    assert "expected output differs" in problems[1]
+    assert any("place among the notebook's cells differs" in problem for problem in translation_drift(english, moved))

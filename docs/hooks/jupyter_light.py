@@ -9,16 +9,16 @@ puts into the page:
   cdnjs. The notebooks use neither maths nor diagrams: both are removed, so
   a notebook page asks nothing from outside the site;
 * all of JupyterLab's stylesheet, about 575 KB inlined into every page, of
-  which a notebook uses a few percent. Each ``<style>`` block is pruned to
-  the rules whose selectors can match the page (every class a selector
-  names occurs in the page, or is one of the md-* classes Material's
-  JavaScript adds), together with its @-rules, and the custom properties
-  (--name) no kept rule uses are dropped;
+  which a notebook uses a few percent. Each ``<style>`` block is parsed with
+  tinycss2 and pruned to the rules whose selectors can match the page (every
+  class a selector names occurs in the page, or is one of the md-* classes
+  Material's JavaScript adds), together with its @-rules, and the custom
+  properties (--name) no kept rule uses are dropped;
 * a stray ``<style>`` holding the Python ``repr`` of a list of CSS strings,
   which is not CSS; it is removed.
 
-tests/test_notebooks.py checks the result: no ``https://`` script or
-stylesheet, and the page weight.
+tests/test_built_notebook_pages.py checks the result: no ``https://`` script
+or stylesheet, and the page weight.
 """
 
 from __future__ import annotations
@@ -26,13 +26,14 @@ from __future__ import annotations
 import functools
 import re
 
+import tinycss2
+from tinycss2.ast import AtRule, Declaration, FunctionBlock, IdentToken, LiteralToken, QualifiedRule
+
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
 _STYLE = re.compile(r"(<style\b[^>]*>)(.*?)(</style>)", re.S)
 _COMMENT = re.compile(r"<!-- (?:Load mathjax|MathJax configuration|End of mathjax configuration) -->")
 _CLASS_ATTR = re.compile(r'class="([^"]*)"')
-_CLASS_IN_SELECTOR = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
-_NOT = re.compile(r":not\([^()]*\)")
-_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_GROUPING = ("media", "supports")  # at-rules whose content is rules, pruned like the top level
 
 
 def _is_cdn_or_empty_loader(script: str) -> bool:
@@ -45,166 +46,149 @@ def _is_cdn_or_empty_loader(script: str) -> bool:
     )
 
 
-def _blocks(css: str):
-    """Top-level (prelude, body) pairs of a stylesheet; body is None for statements."""
-    i, n = 0, len(css)
-    while i < n:
-        j, depth, start, body_start = i, 0, i, None
-        while j < n:
-            c = css[j]
-            if c in "\"'":  # skip a string, and the escapes in it
-                j += 1
-                while j < n and css[j] != c:
-                    j += 2 if css[j] == "\\" else 1
-                j += 1
-                continue
-            if css.startswith("/*", j):
-                j = css.find("*/", j + 2)
-                j = n if j < 0 else j + 2
-                continue
-            if c == ";" and depth == 0:
-                yield css[start:j].strip(), None
-                break
-            if c == "{":
-                if depth == 0:
-                    body_start = j
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    yield css[start:body_start].strip(), css[body_start + 1 : j]
-                    break
-            j += 1
-        i = j + 1
-
-
 @functools.lru_cache(maxsize=64)
-def _parsed(css: str) -> tuple[tuple[str, str | None], ...]:
-    """``_blocks`` of a stylesheet, parsed once: every notebook page inlines the same CSS."""
-    return tuple(_blocks(css))
+def _rules(css: str) -> tuple:
+    """The stylesheet's rules, parsed once: every notebook page inlines the same CSS."""
+    return tuple(
+        rule for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+        if isinstance(rule, (QualifiedRule, AtRule))
+    )
 
 
-def _split_selectors(prelude: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for c in prelude:
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append(current)
-            current = ""
+def _nested_rules(rule: AtRule) -> list:
+    return [
+        r for r in tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+        if isinstance(r, (QualifiedRule, AtRule))
+    ]
+
+
+def _selectors(prelude: list) -> list[list]:
+    """A rule's selector list, split at its top-level commas."""
+    selectors: list[list] = [[]]
+    for token in prelude:
+        if isinstance(token, LiteralToken) and token.value == ",":
+            selectors.append([])
         else:
-            current += c
-    return [*parts, current]
+            selectors[-1].append(token)
+    return selectors
 
 
-def _can_match(selector: str, classes: set[str]) -> bool:
-    if ":root" in selector and not selector.strip().startswith(":root"):
+def _can_match(selector: list, classes: set[str]) -> bool:
+    """Whether every class the selector requires occurs in the page (classes inside
+    functional pseudo-classes such as :not() or :is() are not required)."""
+    text = tinycss2.serialize(selector).strip()
+    if ":root" in text and not text.startswith(":root"):
         return False  # e.g. ".jupyter-wrapper :root": the root is nobody's descendant
-    while _NOT.search(selector):
-        selector = _NOT.sub("", selector)
+    required = [
+        name.value for dot, name in zip(selector, selector[1:])
+        if isinstance(dot, LiteralToken) and dot.value == "." and isinstance(name, IdentToken)
+    ]
     # Material's JavaScript adds md-* classes at run time (e.g. it wraps tables
     # in .md-typeset__scrollwrap), so rules naming them are kept.
-    return all(name in classes or name.startswith("md-") for name in _CLASS_IN_SELECTOR.findall(selector))
+    return all(name in classes or name.startswith("md-") for name in required)
 
 
-def _declarations(body: str) -> list[str]:
-    """A rule body split at its top-level semicolons (not those in strings or url(...))."""
-    parts, depth, quote, current = [], 0, "", ""
-    for c in body:
-        if quote:
-            quote = "" if c == quote else quote
-        elif c in "\"'":
-            quote = c
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == ";" and depth == 0:
-            parts.append(current)
-            current = ""
+def _variables_used(tokens) -> set[str]:
+    """Names of the custom properties var(--name) refers to, anywhere in the tokens."""
+    used = set()
+    for token in tokens or ():
+        if isinstance(token, FunctionBlock):
+            if token.lower_name == "var":
+                first = next((t for t in token.arguments if t.type != "whitespace"), None)
+                if isinstance(first, IdentToken) and first.value.startswith("--"):
+                    used.add(first.value)
+            used |= _variables_used(token.arguments)
+        elif hasattr(token, "content") and token.content is not None:
+            used |= _variables_used(token.content)
+    return used
+
+
+def _declarations(rule: QualifiedRule) -> list[Declaration]:
+    return [
+        d for d in tinycss2.parse_blocks_contents(rule.content, skip_comments=True, skip_whitespace=True)
+        if isinstance(d, Declaration)
+    ]
+
+
+def _prune(rules, classes: set[str]) -> list:
+    """The rules that can match the page, as (selector text, rule) pairs and kept @-rules."""
+    kept = []
+    for rule in rules:
+        if isinstance(rule, AtRule):
+            if rule.content is None:
+                continue  # @charset, @import and the like: meaningless inside <style>
+            if rule.lower_at_keyword in _GROUPING:
+                inner = _prune(_nested_rules(rule), classes)
+                if inner:
+                    kept.append((rule, inner))
+            else:
+                kept.append((rule, None))
             continue
-        current += c
-    return [part for part in [*parts, current] if part.strip()]
+        selectors = [s for s in _selectors(rule.prelude) if _can_match(s, classes)]
+        if selectors:
+            kept.append((",".join(tinycss2.serialize(s).strip() for s in selectors), rule))
+    return kept
 
 
-_VAR_USE = re.compile(r"var\(\s*(--[\w-]+)")
-_VAR_DEFINITION = re.compile(r"^\s*(--[\w-]+)\s*:")
+def _serialize(kept, used: set[str]) -> str:
+    out = []
+    for head, rule in kept:
+        if isinstance(head, AtRule):
+            prelude = f"@{head.at_keyword}{tinycss2.serialize(head.prelude)}"
+            if rule is None:
+                out.append(f"{prelude}{{{tinycss2.serialize(head.content)}}}")
+            else:
+                inner = _serialize(rule, used)
+                if inner:
+                    out.append(f"{prelude.rstrip()}{{{inner}}}")
+            continue
+        declarations = [
+            d for d in _declarations(rule) if not d.name.startswith("--") or d.name in used
+        ]
+        if declarations:
+            body = ";".join(f"{d.name}:{tinycss2.serialize(d.value).strip()}{'!important' if d.important else ''}"
+                            for d in declarations)
+            out.append(f"{head}{{{body}}}")
+    return "".join(out)
 
 
-def drop_unused_variables(stylesheets: list[str]) -> list[str]:
-    """Remove the custom properties (--name: ...) that no kept rule uses, even indirectly."""
-    definitions: dict[str, list[str]] = {}
+def _used_variables(kept_sheets: list) -> set[str]:
+    """The custom properties the kept rules use, directly or through other custom properties."""
+    definitions: dict[str, set[str]] = {}
     used: set[str] = set()
 
-    def collect(css: str) -> None:
-        for prelude, body in _blocks(css):
-            if body is None:
+    def collect(kept) -> None:
+        for head, rule in kept:
+            if isinstance(head, AtRule):
+                if rule is None:
+                    used.update(_variables_used(head.content))
+                else:
+                    collect(rule)
                 continue
-            if prelude.startswith("@") and not prelude.startswith(("@media", "@supports")):
-                used.update(_VAR_USE.findall(body))
-            elif prelude.startswith("@"):
-                collect(body)
-            else:
-                for declaration in _declarations(body):
-                    name = _VAR_DEFINITION.match(declaration)
-                    if name:
-                        definitions.setdefault(name.group(1), []).append(declaration)
-                    else:
-                        used.update(_VAR_USE.findall(declaration))
+            for declaration in _declarations(rule):
+                refers = _variables_used(declaration.value)
+                if declaration.name.startswith("--"):
+                    definitions.setdefault(declaration.name, set()).update(refers)
+                else:
+                    used.update(refers)
 
-    for css in stylesheets:
-        collect(css)
+    for kept in kept_sheets:
+        collect(kept)
     pending = list(used)
     while pending:
-        for value in definitions.get(pending.pop(), []):
-            for name in _VAR_USE.findall(value):
-                if name not in used:
-                    used.add(name)
-                    pending.append(name)
-
-    def shake(css: str) -> str:
-        out = []
-        for prelude, body in _blocks(css):
-            if body is None:
-                continue
-            if prelude.startswith(("@media", "@supports")):
-                inner = shake(body)
-                if inner:
-                    out.append(f"{prelude}{{{inner}}}")
-            elif prelude.startswith("@"):
-                out.append(f"{prelude}{{{body}}}")
-            else:
-                kept = [
-                    d for d in _declarations(body)
-                    if not _VAR_DEFINITION.match(d) or _VAR_DEFINITION.match(d).group(1) in used
-                ]
-                if kept:
-                    out.append(f"{prelude}{{{';'.join(kept)}}}")
-        return "".join(out)
-
-    return [shake(css) for css in stylesheets]
+        for name in definitions.get(pending.pop(), ()):
+            if name not in used:
+                used.add(name)
+                pending.append(name)
+    return used
 
 
-def prune_css(css: str, classes: set[str]) -> str:
-    """The rules of ``css`` that can match an element with the given classes."""
-    css = _CSS_COMMENT.sub("", css)  # "/* Keyword.Namespace */" is not a class
-    kept = []
-    for prelude, body in _parsed(css):
-        if body is None or not prelude:
-            continue  # @charset and the like: meaningless inside <style>
-        if prelude.startswith(("@media", "@supports")):
-            inner = prune_css(body, classes)
-            if inner:
-                kept.append(f"{prelude}{{{inner}}}")
-        elif prelude.startswith("@"):
-            kept.append(f"{prelude}{{{body}}}")
-        else:
-            selectors = [s for s in _split_selectors(prelude) if _can_match(s, classes)]
-            if selectors:
-                kept.append(f"{','.join(selectors)}{{{body}}}")
-    return "".join(kept)
+def prune_stylesheets(stylesheets: list[str], classes: set[str]) -> list[str]:
+    """Each stylesheet reduced to the rules that can match an element with these classes,
+    without the custom properties that none of the kept rules of any sheet uses."""
+    kept = [_prune(_rules(css), classes) for css in stylesheets]
+    used = _used_variables(kept)
+    return [_serialize(sheet, used) for sheet in kept]
 
 
 def lighten(html: str) -> str:
@@ -212,16 +196,14 @@ def lighten(html: str) -> str:
     html = _SCRIPT.sub(lambda m: "" if _is_cdn_or_empty_loader(m.group(0)) else m.group(0), html)
     html = _COMMENT.sub("", html)
     classes = {name for attr in _CLASS_ATTR.findall(html) for name in attr.split()}
-
     blocks = _STYLE.findall(html)
-    pruned = drop_unused_variables([
-        "" if css.lstrip().startswith("[") else prune_css(css, classes)  # "[": a list's repr
-        for _, css, _ in blocks
-    ])
-    replacements = iter(pruned)
+    pruned = iter(prune_stylesheets(
+        ["" if css.lstrip().startswith("[") else css for _, css, _ in blocks],  # "[": a list's repr
+        classes,
+    ))
 
     def styles(match: re.Match) -> str:
-        css = next(replacements)
+        css = next(pruned)
         return f"{match.group(1)}{css}{match.group(3)}" if css else ""
 
     return _STYLE.sub(styles, html)

@@ -15,8 +15,8 @@ left out.
 A notebook page (docs/*/notebooks/*.ipynb) gets the same link, to the .ipynb
 that mkdocs-jupyter copies beside it (``include_source: true``).
 
-tests/test_notebooks.py checks that every generated notebook's code cells are
-exactly the page's executed blocks and that the built site serves each
+tests/test_page_notebooks.py checks that every generated notebook's code cells
+are exactly the page's executed blocks and that the built site serves each
 notebook at the URL its link names.
 """
 
@@ -24,20 +24,16 @@ from __future__ import annotations
 
 import html
 import re
-import sys
 from pathlib import Path
 
 from mkdocs.plugins import get_plugin_logger
 
 # The notebook must hold exactly the code the suite runs and checks, so this
-# hook uses the suite's own parser (tests/markdown_fences.py, which also
-# expands snippet includes: a cell holds the code as it runs) and its notebook
-# writer (tests/notebook_cells.py) instead of a copy that could drift. They
-# need nothing the site build does not already install (Markdown, pymdownx).
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-
-from markdown_fences import PageFormatError, parse_page  # noqa: E402
-from notebook_cells import code_cell, dumps, markdown_cell, notebook  # noqa: E402
+# hook reads pages with the parser the suite uses (which also expands snippet
+# includes: a cell holds the code as it runs) and writes notebooks in the one
+# canonical form, both from sitepages beside this file.
+from sitepages import PageFormatError, language_of, parse_page
+from sitepages.notebook import code_cell, dumps, markdown_cell, new_notebook
 
 log = get_plugin_logger("page_notebooks")
 
@@ -91,11 +87,12 @@ def notebook_name(src_uri: str) -> str:
     return f"{path.parent.name}.ipynb" if len(path.parent.parts) > 1 else "index.ipynb"
 
 
-def page_notebook(page: Path, language: str) -> dict | None:
+def page_notebook(page: Path) -> dict | None:
     """The page as a notebook, or None when the page has no executed block."""
-    fences = parse_page(page)
-    if not any(fence.executed for fence in fences):
+    blocks = parse_page(page)
+    if not any(block.runs for block in blocks):
         return None
+    language = language_of(page)
     lines = page.read_text(encoding="utf-8").splitlines()
     prose, cells, pending = _Prose(), [], []
 
@@ -108,25 +105,26 @@ def page_notebook(page: Path, language: str) -> dict | None:
     position = 1  # next line of the page not yet used
     if lines and lines[0] == "---":  # front matter (a search boost) is for MkDocs, not readers
         position = lines.index("---", 1) + 2
-    for fence in fences:
-        first = fence.marker_line or fence.start
+    for block in blocks:
+        first = block.marker_line or block.line
         pending.extend(prose.convert(lines[position - 1 : first - 1]))
-        position = fence.end + 1
-        if fence.is_output:
-            continue  # stored as the output of its code cell
-        if fence.executed:
+        position = block.end + 1
+        if block.runs:
             flush()
-            cells.append(code_cell(fence.code, fence.output.body if fence.output else ""))
-            continue
-        indent = " " * fence.indent
-        shown = [indent + fence.chars + fence.info, *(indent + line for line in fence.body.splitlines()),
-                 indent + fence.chars]
-        if fence.skip_reason:
-            shown.insert(0, indent + NOT_RUN[language].format(fence.skip_reason) + "\n")
-        pending.extend(prose.convert(shown))
+            cells.append(code_cell(block.code, block.expected))
+        else:
+            indent = " " * block.indent
+            shown = [indent + block.fence + block.info, *(indent + line for line in block.source.splitlines()),
+                     indent + block.fence]
+            if block.skip_reason:
+                shown.insert(0, indent + NOT_RUN[language].format(block.skip_reason) + "\n")
+            pending.extend(prose.convert(shown))
+        if block.output:  # stored as its code cell's output, not shown again
+            pending.extend(prose.convert(lines[position - 1 : block.output.marker_line - 1]))
+            position = block.output.end + 1
     pending.extend(prose.convert(lines[position - 1 :]))
     flush()
-    return notebook(cells)
+    return new_notebook(cells)
 
 
 def _link(href: str, text: str, title: str) -> str:
@@ -146,14 +144,14 @@ def _after_title(content: str, link: str) -> str:
 
 def on_page_content(content: str, page, config, files) -> str:
     src = Path(page.file.src_uri)
-    language = src.parts[0] if src.parts[0] in LINK_TEXT else "en"
+    language = language_of(src)
     if src.suffix == ".ipynb":
         if config.plugins["mkdocs-jupyter"].config["include_source"]:
             link = _link(src.name, NOTEBOOK_LINK_TEXT[language], src.name)
             return _after_title(content, link)
         return content
     try:
-        nb = page_notebook(Path(page.file.abs_src_path), language)
+        nb = page_notebook(Path(page.file.abs_src_path))
     except PageFormatError as error:  # the page tests report it too; --strict fails on this
         log.warning(f"no notebook for {page.file.src_uri}: {error}")
         return content

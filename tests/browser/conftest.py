@@ -1,27 +1,23 @@
 """Session fixtures of the browser tests: the served site, one Chromium, one visit per page.
 
 Every context a test opens comes from `new_context`, which aborts and records
-any request that would leave 127.0.0.1.
+any request that would leave 127.0.0.1 (see visits.py).
 """
 
 from __future__ import annotations
 
 import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from sitepages import page_url, sources
 
-from browser.harness import (
-    AXE, CHROMIUM, CHROMIUM_ARGS, SiteServer, chromium_missing, is_local, language_of, source_pages, unavailable,
-)
+from browser.harness import AXE, CHROMIUM, CHROMIUM_ARGS, SiteServer, chromium_missing, unavailable
+from browser.visits import Contexts, Visitor
 
+# A site built already (`mkdocs build --strict --site-dir DIR`): the browser tests
+# use it instead of building one, to iterate on them faster (see README).
 PREBUILT = os.environ.get("BROWSER_TESTS_SITE")
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 375, "height": 800}
-# Everything except 127.0.0.1 (matched inside the driver: no Python round trip per request).
-NOT_LOCAL = re.compile(r"^(?!(?:https?|wss?)://127\.0\.0\.1[:/])")
 
 
 @pytest.fixture(scope="session")
@@ -65,35 +61,6 @@ def axe_source() -> str:
     return AXE.read_text(encoding="utf-8")
 
 
-class Contexts:
-    """Opens browser contexts that abort every request leaving 127.0.0.1, and remember them."""
-
-    def __init__(self, browser):
-        self.browser = browser
-        self.opened = []
-        self._blocked: dict[int, list[str]] = {}
-
-    def __call__(self, **options):
-        context = self.browser.new_context(viewport=DESKTOP, **options)
-        blocked = self._blocked[id(context)] = []
-
-        def block(route):
-            blocked.append(route.request.url)
-            route.abort("blockedbyclient")
-
-        context.route(NOT_LOCAL, block)
-        self.opened.append(context)
-        return context
-
-    def blocked(self, context) -> list[str]:
-        """The requests this context tried to send away from 127.0.0.1."""
-        return self._blocked[id(context)]
-
-    def close(self):
-        for context in self.opened:
-            context.close()
-
-
 @pytest.fixture(scope="session")
 def new_context(browser):
     contexts = Contexts(browser)
@@ -101,235 +68,8 @@ def new_context(browser):
     contexts.close()
 
 
-@dataclass
-class Visit:
-    """What one load of one page showed; every per-page check reads it."""
-
-    path: str
-    console_errors: list[str] = field(default_factory=list)
-    outside_requests: list[str] = field(default_factory=list)
-    failed_requests: list[str] = field(default_factory=list)
-    links: list[str] = field(default_factory=list)
-    axe_violations: list[dict] | None = None  # serious and critical; None: axe-core is not installed
-    axe_counts: dict[str, int] = field(default_factory=dict)  # elements in violation, by impact
-    phone_widths: tuple[int, int] = (0, 0)
-    switcher: dict[str, str] = field(default_factory=dict)
-    landed: str = ""
-    images: list[str] = field(default_factory=list)  # src of every img in the content
-    notebook_cells: dict | None = None  # None: not a notebook page
-    # The first ```python block: what its copy button put on the clipboard, and
-    # the output block shown right after it ("" when there is none).
-    has_python: bool = False
-    copied: str | None = None
-    copy_problem: str = ""
-    shown_output: str = ""
-
-
-# Run in the page after load: what the checks need from the DOM.
-COLLECT = """() => {
-  const visible = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
-  const block = document.querySelector('.md-content div.language-python.highlight');
-  let output = '';
-  const next = block && block.nextElementSibling;
-  if (next && next.matches('div.language-text.highlight')
-      && ['Output', '输出'].includes((next.querySelector('.filename') || {}).textContent)) {
-    output = next.querySelector('code').textContent;
-  }
-  const wrapper = document.querySelector('.jupyter-wrapper');
-  const cells = wrapper ? [...wrapper.querySelectorAll('.jp-Cell')] : [];
-  return {
-    links: [...document.querySelectorAll('a[href]')].map(a => a.href),
-    switcher: Object.fromEntries([...document.querySelectorAll('a.md-select__link[hreflang]')]
-                                    .map(a => [a.hreflang, a.href])),
-    images: [...document.querySelectorAll('.md-content img')].map(img => img.getAttribute('src')),
-    has_python: !!block,
-    shown_output: output,
-    notebook_cells: wrapper ? {
-      cells: cells.length,
-      visible: cells.filter(visible).length,
-      code: cells.filter(c => c.matches('.jp-CodeCell') && visible(c) && c.querySelector('.jp-InputArea pre')).length,
-      outputs: [...wrapper.querySelectorAll('.jp-OutputArea-output')].filter(visible).length,
-      markdown: cells.filter(c => c.matches('.jp-MarkdownCell') && visible(c) && c.innerText.trim()).length,
-    } : null,
-  };
-}"""
-COPY_BUTTON = "button[data-md-type=copy], .md-clipboard"
-
-# axe-core on the whole document, started without waiting: the result is
-# collected later, while the other tab loads its next page. Colour contrast
-# dominates its time, and most of it goes into the thousands of highlighted code
-# tokens of a page, which come in few kinds: one token of each kind (its CSS
-# class, in each kind of block and container) stays; the others, same colours on
-# the same background, are unwrapped into plain text of their block (whose own
-# colour is checked). That saves about a third. (Excluding them by selector
-# instead costs axe-core more than checking them.)
-AXE_START = """() => {
-  const seen = new Set();
-  for (const token of document.querySelectorAll('.md-content pre span')) {
-    if (token.children.length) continue;
-    const block = token.closest('pre').parentElement;
-    const around = token.closest('.admonition, details, .tabbed-block, .jp-Cell');
-    const kind = [token.className, block.className, around ? around.className : ''].join('|');
-    if (seen.has(kind)) token.replaceWith(token.textContent);
-    else seen.add(kind);
-  }
-  // After a timeout: axe.run does much of its work before its first await.
-  window.__axe_result = new Promise(resolve => setTimeout(resolve, 0))
-    .then(() => axe.run(document, {resultTypes: ['violations']}));
-}"""
-# Only serious and critical violations are kept.
-AXE_COLLECT = """async () => {
-  const result = await window.__axe_result;
-  const counts = {};
-  for (const v of result.violations) counts[v.impact] = (counts[v.impact] || 0) + v.nodes.length;
-  return [counts, result.violations.filter(v => ['serious', 'critical'].includes(v.impact)).map(v => ({
-    id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary.split('\\n').slice(1, 2).join('').trim()),
-  }))];
-}"""
-
-_EMPTIED_INDEX: dict = {}
-
-
-def _empty_search_index(route) -> None:
-    if not _EMPTIED_INDEX:
-        _EMPTIED_INDEX.update(route.fetch().json(), docs=[])
-    route.fulfill(json=_EMPTIED_INDEX)
-
-
-def _stub_documents(route) -> None:
-    if route.request.is_navigation_request():
-        route.fulfill(status=200, content_type="text/html", body="<!doctype html><title>stub</title>")
-    else:
-        route.fallback()
-
-
-class Lane:
-    """One tab. It records what happens while a visit is under way into that visit."""
-
-    def __init__(self, context, server: SiteServer, axe: bool):
-        self.server = server
-        self.axe = axe
-        self.page = context.new_page()
-        self.current: Visit | None = None
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self._record("console_errors", f"uncaught: {error}"))
-        self.page.on("request", self._request)
-        self.page.on("requestfailed", self._failed)
-        self.page.on("response", self._response)
-
-    def _record(self, what: str, entry: str) -> None:
-        if self.current is not None:
-            getattr(self.current, what).append(entry)
-
-    def _console(self, message) -> None:
-        if message.type == "error":
-            where = message.location.get("url", "")
-            self._record("console_errors", f"{message.text} ({where})" if where else message.text)
-
-    def _request(self, request) -> None:
-        if not is_local(request.url):
-            self._record("outside_requests", request.url)
-
-    def _failed(self, request) -> None:
-        # net::ERR_ABORTED: a load cancelled by navigating away; a missing file
-        # is an HTTP error status, recorded by _response.
-        if is_local(request.url) and request.failure != "net::ERR_ABORTED":
-            self._record("failed_requests", f"{request.url}: {request.failure}")
-
-    def _response(self, response) -> None:
-        if response.status >= 400:
-            self._record("failed_requests", f"{response.url}: HTTP {response.status}")
-
-    def start(self, path: str) -> None:
-        """Load the page at desktop width, read the DOM, start axe-core."""
-        visit = self.current = Visit(path)
-        page = self.page
-        page.set_viewport_size(DESKTOP)
-        page.goto(self.server.url(path), wait_until="load")
-        for key, value in page.evaluate(COLLECT).items():
-            setattr(visit, key, value)
-        if self.axe:
-            page.evaluate(AXE_START)
-
-    def _copy_first_python_block(self, visit: Visit) -> None:
-        block = self.page.locator(".md-content div.language-python.highlight").first
-        try:
-            self.page.evaluate("() => navigator.clipboard.writeText('')")
-            # A script click: Playwright's own click waits for the button, which
-            # Material shows on hover, to be visible and still, about a second.
-            block.locator(COPY_BUTTON).first.evaluate("button => button.click()", timeout=3000)
-            visit.copied = self.page.evaluate("() => navigator.clipboard.readText()")
-        except Exception as error:  # noqa: BLE001  (reported by the copy test)
-            visit.copy_problem = f"{type(error).__name__}: {str(error).splitlines()[0]}"
-
-    def finish(self) -> Visit:
-        """Collect axe-core's result, copy a code block, measure at 375 px, follow the language switcher."""
-        visit, page = self.current, self.page
-        if self.axe:
-            visit.axe_counts, visit.axe_violations = page.evaluate(AXE_COLLECT)
-        if visit.has_python:  # after axe-core: the "Copied" toast fades in for a while
-            self._copy_first_python_block(visit)
-        page.set_viewport_size(PHONE)
-        visit.phone_widths = tuple(page.evaluate(
-            "() => [document.documentElement.scrollWidth, window.innerWidth]"))
-        self.current = None  # what follows belongs to the twin's own visit
-        other = "zh" if language_of(visit.path) == "en" else "en"
-        link = page.locator(f"a.md-select__link[hreflang={other}]")
-        if link.count() == 1:
-            # A script click: the link sits in a hover menu, and Material's own
-            # click handler (which may rewrite the target) still runs. Where it
-            # lands is all this needs: the twin's document is a stub, so no time
-            # goes into loading it (its own visit loads it for real).
-            page.route("**/*", _stub_documents)
-            try:
-                with page.expect_navigation(wait_until="commit"):
-                    link.evaluate("a => a.click()")
-                visit.landed = page.url.removeprefix(self.server.origin)
-            finally:
-                page.unroute("**/*", _stub_documents)
-        return visit
-
-
-class Visitor:
-    """Visits every page once, in two tabs: one loads while the other's axe-core runs."""
-
-    LANES = 2
-
-    def __init__(self, contexts: Contexts, server: SiteServer, pages: list[str], axe_source: str | None):
-        self.pages = pages
-        self.contexts = contexts
-        self.context = contexts(permissions=["clipboard-read", "clipboard-write"])
-        # Every page load makes Material build the search index of the whole
-        # language in a worker; these visits do not search (test_search.py does,
-        # with the real index), so they get an index without pages.
-        self.context.route("**/search/search_index.json", _empty_search_index)
-        if axe_source:
-            self.context.add_init_script(axe_source)
-        self.lanes = [Lane(self.context, server, bool(axe_source)) for _ in range(self.LANES)]
-        self.cache: dict[str, Visit] = {}
-
-    def visit(self, path: str) -> Visit:
-        if path not in self.cache:
-            self._visit_all([path] + [p for p in self.pages if p not in self.cache and p != path])
-        return self.cache[path]
-
-    def _visit_all(self, paths: list[str]) -> None:
-        queue = list(paths)
-        busy: list[Lane] = []
-        while queue or busy:
-            for lane in self.lanes:
-                if lane in busy:
-                    visit = lane.finish()
-                    self.cache[visit.path] = visit
-                    busy.remove(lane)
-                if queue:
-                    lane.start(queue.pop(0))
-                    busy.append(lane)
-
-
 @pytest.fixture(scope="session")
 def visitor(new_context, server):
     # Without axe-core the other checks still run; test_axe... skips or fails on its own.
     axe_source = AXE.read_text(encoding="utf-8") if AXE.is_file() else None
-    return Visitor(new_context, server, source_pages(), axe_source)
+    return Visitor(new_context, server, [page_url(source) for source in sources()], axe_source)

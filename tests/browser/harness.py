@@ -12,13 +12,12 @@ import os
 import shutil
 import threading
 from functools import lru_cache
-from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
-from docs_pages import DOCS, LANGUAGES, ROOT, built_pages, page_url  # noqa: F401 (the browser tests import them from here)
+from bs4 import BeautifulSoup
+from sitepages import ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -58,36 +57,6 @@ def unavailable(what: str) -> None:
 
 def chromium_missing() -> bool:
     return not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM))
-
-
-# ---------------------------------------------------------------- the pages
-
-
-def source_pages() -> list[str]:
-    """URL paths of every page of both languages, from docs/ (Markdown pages and notebooks).
-
-    Tests are parametrized with these at collection time, before the site is
-    built; test_every_built_page_is_checked proves they are exactly the
-    index.html pages of the built site.
-    """
-    urls = []
-    for language in LANGUAGES:
-        for path in sorted((DOCS / language).rglob("*")):
-            if path.suffix in (".md", ".ipynb") and ".ipynb_checkpoints" not in path.parts:
-                urls.append(page_url(path))
-    return urls
-
-
-def language_of(url_path: str) -> str:
-    return "zh" if url_path.startswith("/zh/") else "en"
-
-
-def twin_of(url_path: str) -> str:
-    return url_path.removeprefix("/zh") if language_of(url_path) == "zh" else "/zh" + url_path
-
-
-def page_id(url_path: str) -> str:
-    return url_path.strip("/") or "home"
 
 
 # ---------------------------------------------------------------- the server
@@ -138,6 +107,12 @@ class SiteServer:
         return self.origin + path
 
 
+def built_pages(site: Path) -> list[str]:
+    """URL paths of every index.html of a built site, e.g. '/', '/zh/leaf-nodes/'."""
+    folders = (html.parent.relative_to(site).as_posix() for html in site.rglob("index.html"))
+    return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)
+
+
 def is_local(url: str) -> bool:
     """Whether a request stays on 127.0.0.1 (data:, blob: and about: never leave the page)."""
     parts = urlsplit(url)
@@ -149,20 +124,11 @@ def is_local(url: str) -> bool:
 # ---------------------------------------------------------------- links
 
 
-class _Ids(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.ids: set[str] = set()
-
-    def handle_starttag(self, tag, attrs):
-        self.ids.update(value for name, value in attrs if name in ("id", "name") and value)
-
-
 @lru_cache(maxsize=None)
 def _ids(html_file: Path) -> frozenset[str]:
-    parser = _Ids()
-    parser.feed(html_file.read_text(encoding="utf-8"))
-    return frozenset(parser.ids)
+    """Every id (and <a name>) of a built page: what a link's #fragment can point at."""
+    soup = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")
+    return frozenset(value for tag in soup.find_all(True) for value in (tag.get("id"), tag.get("name")) if value)
 
 
 def broken_links(links: list[str], site: Path, origin: str) -> list[str]:

@@ -7,10 +7,9 @@ Pages with figures and notebook pages are found in the DOM of the visits
 from __future__ import annotations
 
 import pytest
+from sitepages import LANGUAGES, language_of, page_url, sources
 
-from browser.harness import LANGUAGES, language_of, source_pages
-
-PAGES = source_pages()
+PAGES = [page_url(source) for source in sources()]
 # Material's palette values: what <body data-md-color-scheme> says in each mode.
 SCHEMES = {"light": "default", "dark": "slate"}
 

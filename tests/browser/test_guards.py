@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from browser import harness
-from browser.conftest import Visitor
 from browser.harness import SiteServer, broken_links
+from browser.visits import Visitor
 
 BROKEN_PAGE = """<!doctype html>
 <html lang="en"><head><title>Broken on purpose</title>

@@ -1,4 +1,4 @@
-"""Every page of both languages, loaded once in Chromium (see Visitor in conftest.py):
+"""Every page of both languages, loaded once in Chromium (see Visitor in visits.py):
 
 no console error, no request leaving 127.0.0.1, no failed request, a language
 switcher that lands on the twin, no horizontal scroll at 375 px, no broken
@@ -8,25 +8,31 @@ internal link or anchor, and no serious or critical axe-core violation.
 from __future__ import annotations
 
 import pytest
+from sitepages import language_of, page_id, page_url, sources, twin
 
-from browser.harness import broken_links, built_pages, page_id, source_pages, twin_of
+from browser.harness import broken_links, built_pages
 
-PAGES = source_pages()
+SOURCES = sources()
+
+
+def _twin_url(source) -> str:
+    return page_url(twin(source, "zh" if language_of(source) == "en" else "en"))
 
 
 def test_every_built_page_is_checked(site_dir):
     """The pages the tests below are parametrized with are exactly the built ones."""
-    built, checked = built_pages(site_dir), sorted(PAGES)
+    built, checked = built_pages(site_dir), sorted(page_url(source) for source in SOURCES)
     assert built == checked, (
         f"built but not checked: {sorted(set(built) - set(checked))}; "
         f"checked but not built: {sorted(set(checked) - set(built))}"
     )
     for language in ("en", "zh"):
-        assert sum((p.startswith("/zh/")) == (language == "zh") for p in PAGES) >= 10, language
+        assert sum(language_of(source) == language for source in SOURCES) >= 10, language
 
 
-@pytest.mark.parametrize("path", PAGES, ids=page_id)
-def test_page_loads_without_errors_or_outside_requests(visitor, path):
+@pytest.mark.parametrize("source", SOURCES, ids=page_id)
+def test_page_loads_without_errors_or_outside_requests(visitor, source):
+    path = page_url(source)
     visit = visitor.visit(path)
     problems = (
         [f"console error: {error}" for error in visit.console_errors]
@@ -36,17 +42,19 @@ def test_page_loads_without_errors_or_outside_requests(visitor, path):
     assert not problems, f"{path}:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("path", PAGES, ids=page_id)
-def test_language_switcher_lands_on_the_twin(visitor, path):
+@pytest.mark.parametrize("source", SOURCES, ids=page_id)
+def test_language_switcher_lands_on_the_twin(visitor, source):
+    path = page_url(source)
     visit = visitor.visit(path)
-    assert visit.landed == twin_of(path), (
+    assert visit.landed == _twin_url(source), (
         f"{path}: the language switcher ({visit.switcher}) landed on {visit.landed or 'nothing'}, "
-        f"expected {twin_of(path)}"
+        f"expected {_twin_url(source)}"
     )
 
 
-@pytest.mark.parametrize("path", PAGES, ids=page_id)
-def test_no_horizontal_scroll_at_375px(visitor, path):
+@pytest.mark.parametrize("source", SOURCES, ids=page_id)
+def test_no_horizontal_scroll_at_375px(visitor, source):
+    path = page_url(source)
     scroll_width, inner_width = visitor.visit(path).phone_widths
     assert 0 < scroll_width <= inner_width, (
         f"{path} scrolls horizontally at 375 px: the document is {scroll_width} px wide "
@@ -54,16 +62,18 @@ def test_no_horizontal_scroll_at_375px(visitor, path):
     )
 
 
-@pytest.mark.parametrize("path", PAGES, ids=page_id)
-def test_no_broken_internal_link_or_anchor(visitor, server, site_dir, path):
+@pytest.mark.parametrize("source", SOURCES, ids=page_id)
+def test_no_broken_internal_link_or_anchor(visitor, server, site_dir, source):
+    path = page_url(source)
     visit = visitor.visit(path)
     assert visit.links, f"{path}: no links found at all"
     broken = broken_links(visit.links, site_dir, server.origin)
     assert not broken, f"{path} has broken links:\n" + "\n".join(broken)
 
 
-@pytest.mark.parametrize("path", PAGES, ids=page_id)
-def test_axe_finds_no_serious_or_critical_violation(visitor, axe_source, path):
+@pytest.mark.parametrize("source", SOURCES, ids=page_id)
+def test_axe_finds_no_serious_or_critical_violation(visitor, axe_source, source):
+    path = page_url(source)
     violations = visitor.visit(path).axe_violations
     assert violations is not None, "axe-core did not run"
     report = [

@@ -2,7 +2,7 @@
 
 One command, from the repository root:
 
-    python tests/benchmarks/verification_loop.py [--suite]
+    python tests/tools/benchmarks/verification_loop.py [--suite]
 
 It runs, in one fresh process, every executed block of every page and
 notebook of both languages with tests/page_runner.run_page (one namespace per
@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from _common import ENV, ROOT, import_torch_seconds, load
+from _common import ENV, ROOT, import_torch_seconds, load_averages
 
 
 def inner() -> None:
@@ -58,7 +58,7 @@ def main() -> None:
         inner()
         return
 
-    print(f"load average at start: {load()}")
+    print(f"load average at start: {load_averages()}")
     torch_before = import_torch_seconds()
     start = time.perf_counter()
     result = subprocess.run(
@@ -86,7 +86,7 @@ def main() -> None:
     if args.suite:
         seconds = _suite()
         print(f"whole suite (python -m pytest -q): {seconds:.1f} s (target: under 90 s on 2 cores)")
-    print(f"load average at end: {load()}")
+    print(f"load average at end: {load_averages()}")
 
 
 def _suite() -> float:

@@ -2,12 +2,12 @@
 
 One command, from the repository root (the first line once, to install Lighthouse):
 
-    npm ci --prefix tests/benchmarks --no-audit --no-fund
-    python tests/benchmarks/lighthouse.py
+    npm ci --prefix tests/tools/benchmarks --no-audit --no-fund
+    python tests/tools/benchmarks/lighthouse.py
 
-Lighthouse is pinned in tests/benchmarks/package-lock.json (12.8.x: Lighthouse
+Lighthouse is pinned in tests/tools/benchmarks/package-lock.json (12.8.x: Lighthouse
 13 needs Node.js 22.19 or newer, Debian's is 20) and installed into the
-ignored tests/benchmarks/node_modules/. It is not part of the test suite and
+ignored tests/tools/benchmarks/node_modules/. It is not part of the test suite and
 .ci/run does not install it.
 
 The script builds the site (`mkdocs build --strict`, into a temporary
@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import ROOT, build_site, gzip_site_server, load
+from _common import ROOT, build_site, gzip_site_server, load_averages
 from browser.harness import CHROMIUM, SiteServer
 
 HERE = Path(__file__).resolve().parent
@@ -87,10 +87,10 @@ def main() -> int:
     parser.add_argument("--reports", type=Path, help="keep the JSON reports in this folder")
     args = parser.parse_args()
     if not LIGHTHOUSE.is_file():
-        raise SystemExit(f"{LIGHTHOUSE.relative_to(ROOT)} not found: run `npm ci --prefix tests/benchmarks`")
+        raise SystemExit(f"{LIGHTHOUSE.relative_to(ROOT)} not found: run `npm ci --prefix tests/tools/benchmarks`")
     version = subprocess.run([str(LIGHTHOUSE), "--version"], capture_output=True, text=True).stdout.strip()
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"lighthouse {version}, {chromium}; load average at start: {load()}")
+    print(f"lighthouse {version}, {chromium}; load average at start: {load_averages()}")
 
     below = 0
     with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
@@ -104,7 +104,7 @@ def main() -> int:
             with make_server(site) as server:
                 below += score_pages(server, served, reports)
     print(f"scores below 95: {below}")
-    print(f"load average at end: {load()}")
+    print(f"load average at end: {load_averages()}")
     return 1 if below else 0
 
 

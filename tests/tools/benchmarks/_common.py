@@ -1,6 +1,6 @@
 """What the benchmark scripts share: the repository root, timing helpers, a strict site build.
 
-Not a test module: pytest collects nothing from tests/benchmarks/ (no test_*.py there).
+Not a test module: pytest collects nothing from tests/tools/ (no test_*.py there).
 """
 
 from __future__ import annotations
@@ -12,15 +12,16 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-TESTS = ROOT / "tests"
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))  # docs_pages, page_runner, browser.harness
+ROOT = Path(__file__).resolve().parents[3]
+# The suite's import paths (pyproject.toml's pythonpath): sitepages, engine, browser.harness.
+for folder in (ROOT / "docs" / "hooks", ROOT / "tests" / "tools", ROOT / "tests"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 
-def load() -> str:
+def load_averages() -> str:
     """The load averages (1, 5, 15 min): other processes on the machine skew every timing."""
     return " / ".join(f"{value:.2f}" for value in os.getloadavg())
 

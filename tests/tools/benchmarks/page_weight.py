@@ -2,7 +2,7 @@
 
 One command, from the repository root:
 
-    python tests/benchmarks/page_weight.py
+    python tests/tools/benchmarks/page_weight.py
 
 It builds the site (`mkdocs build --strict`, into a temporary folder), serves
 it on 127.0.0.1 with the browser tests' server, and loads every page of both
@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from _common import ROOT, build_site, load
+from _common import ROOT, build_site, load_averages
 from browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer, source_pages
 
 BUDGET = {"tutorial": 400_000, "notebook": 600_000}
@@ -116,7 +116,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, help="an already built site (default: build one)")
     args = parser.parse_args()
-    print(f"load average at start: {load()}")
+    print(f"load average at start: {load_averages()}")
     with tempfile.TemporaryDirectory(prefix="page-weight-") as tmp:
         site = args.site or Path(tmp) / "site"
         if not args.site:
@@ -144,7 +144,7 @@ def main() -> int:
                   f"budget {BUDGET[kind] // 1000} kB")
     print(f"not counted: {EXCLUDED}, {index_bytes / 1000:.1f} kB (fetched by the search worker after load)")
     print(f"pages over budget: {over}")
-    print(f"load average at end: {load()}")
+    print(f"load average at end: {load_averages()}")
     return 1 if over else 0
 
 

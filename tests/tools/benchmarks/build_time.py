@@ -2,7 +2,7 @@
 
 One command, from the repository root:
 
-    python tests/benchmarks/build_time.py
+    python tests/tools/benchmarks/build_time.py
 
 1. `mkdocs build --strict` of both languages into a temporary folder: the
    median of 3 builds (target: under 15 s on 2 cores).
@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from _common import ENV, ROOT, build_site, load
+from _common import ENV, ROOT, build_site, load_averages
 
 COPY_IGNORE = shutil.ignore_patterns(
     ".git", "node_modules", "site", "test-artifacts", "__pycache__", ".pytest_cache", "*.egg-info", "build",
@@ -108,7 +108,7 @@ def main() -> None:
     parser.add_argument("--page", default="docs/en/leaf-nodes.md", help="the page edited under mkdocs serve")
     args = parser.parse_args()
 
-    print(f"load average at start: {load()}")
+    print(f"load average at start: {load_averages()}")
     builds = []
     with tempfile.TemporaryDirectory(prefix="build-time-site-") as tmp:
         for _ in range(args.repeats):
@@ -122,7 +122,7 @@ def main() -> None:
     print(f"mkdocs serve: first build until 'Serving on' {first:.2f} s")
     print(f"mkdocs serve: rebuild after editing {args.page}: median {statistics.median(rebuilds):.2f} s of "
           f"{', '.join(f'{r:.2f}' for r in rebuilds)} (file write -> 'Reloading browsers')")
-    print(f"load average at end: {load()}")
+    print(f"load average at end: {load_averages()}")
 
 
 if __name__ == "__main__":

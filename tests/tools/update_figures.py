@@ -1,8 +1,8 @@
 """Regenerate every figure in docs/ from the code that draws it.
 
-    python tests/update_figures.py
+    python tests/tools/update_figures.py
 
-Every module in tests/figures/ that defines ``render() -> {path: svg text}``
+Every module in tests/tools/figures/ that defines ``render() -> {path: svg text}``
 is a figure source; this writes each path it returns (repository-relative)
 and says which files changed. tests/test_figures.py fails when a committed
 figure differs from what render() returns, so run this after changing a
@@ -18,14 +18,18 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from docs_pages import ROOT
+if __name__ == "__main__":  # run as a script: the suite's import paths (pyproject.toml's pythonpath)
+    _ROOT = Path(__file__).resolve().parents[2]
+    sys.path[:0] = [str(_ROOT / "tests"), str(_ROOT / "tests" / "tools"), str(_ROOT / "docs" / "hooks")]
 
-FIGURES_PACKAGE = ROOT / "tests" / "figures"
-COMMAND = "python tests/update_figures.py"
+from sitepages import ROOT  # noqa: E402
+
+FIGURES_PACKAGE = ROOT / "tests" / "tools" / "figures"
+COMMAND = "python tests/tools/update_figures.py"
 
 
 def renderers() -> dict[str, Callable[[], dict[str, str]]]:
-    """Module name -> its render(), for every module of tests/figures/ that has one."""
+    """Module name -> its render(), for every module of tests/tools/figures/ that has one."""
     found = {}
     for module in sorted(pkgutil.iter_modules([str(FIGURES_PACKAGE)]), key=lambda m: m.name):
         imported = importlib.import_module(f"figures.{module.name}")
@@ -83,5 +87,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     sys.exit(main())

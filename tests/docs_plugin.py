@@ -1,0 +1,160 @@
+"""pytest collects the site's pages and notebooks: one test item per code block, one session per page.
+
+    pytest docs/en/leaf-nodes.md             # that page: items docs/en/leaf-nodes.md::line 12, ...
+    pytest docs                              # every page and notebook of both languages
+    pytest --update-outputs docs/en/x.md     # rewrite the page's expected outputs from a real run
+
+A page's blocks run in order in one session (``engine.execute``, isolated: state
+is reset and checked around each block), as a reader pasting them. Selecting one
+block (``pytest "docs/en/x.md::line 40"``) runs the blocks before it too, since
+it depends on them; a block after one that raised is skipped, naming that block.
+
+A failure shows only what the writer needs: the page and line, the rule the
+block broke or the expected and actual output as a diff, and a traceback that
+starts in the page's own code, none of this plugin's or pytest's frames.
+
+Malformed markup (an unclosed fence, a misplaced marker, a fence that would
+not run and does not say why) is a collection error naming the page and line.
+
+This plugin is loaded for every pytest run (``-p docs_plugin`` in
+pyproject.toml), so it works for paths given on the command line as well as
+for plain ``pytest``, whose testpaths include docs/. It collects the ``.md``
+and ``.ipynb`` files under the folders the ini setting ``docs_sources`` names
+(docs/en and docs/zh), and runs them from the rootdir.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from sitepages import Block, PageFormatError, parse, silently_skipped
+from sitepages.rewrite import rewrite_outputs
+
+from engine.execute import BlockRun, execute, new_session
+
+UPDATE = "--update-outputs"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("docs_sources", "folders whose .md pages and .ipynb notebooks are collected", type="paths")
+    parser.getgroup("docs").addoption(
+        UPDATE, action="store_true",
+        help="rewrite the expected outputs of the collected pages and notebooks from a real run "
+             "(a page whose block raises or breaks a rule is left as it is and reported)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config.option, "codeblocks", False):
+        raise pytest.UsageError(
+            "--codeblocks runs every block of a page alone, but a page here is one Python session whose "
+            "blocks build on each other. Run `pytest docs` (or `pytest docs/en/PAGE.md`) instead."
+        )
+    os.chdir(config.rootpath)  # pages run, and are named in messages and tracebacks, relative to it
+    config.stash[_REWRITES] = {}
+
+
+_REWRITES = pytest.StashKey[dict]()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    folders = parent.config.getini("docs_sources")
+    if file_path.suffix in (".md", ".ipynb") and any(file_path.is_relative_to(folder) for folder in folders):
+        if ".ipynb_checkpoints" not in file_path.parts:
+            return SourceFile.from_parent(parent, path=file_path)
+    return None
+
+
+class SourceFile(pytest.File):
+    """A page or notebook: collects its blocks, and runs them in one session as its items ask."""
+
+    def collect(self):
+        source = self.path.relative_to(self.config.rootpath)
+        blocks = parse(source)
+        unannounced = silently_skipped(blocks)
+        if unannounced:
+            raise PageFormatError(
+                unannounced[0].where,
+                f"the fence {unannounced[0].fence}{unannounced[0].info} would not be executed (only ```python "
+                'runs); make it ```python, or put <!--pytest.mark.skip(reason="why it is not run")--> '
+                "on the line above it",
+            )
+        self.blocks = [block for block in blocks if block.runs]
+        self.runs: list[BlockRun] = []
+        self.session_module = new_session()
+        for index, block in enumerate(self.blocks):
+            name = f"cell {block.cell}" if block.cell is not None else f"line {block.line}"
+            yield BlockItem.from_parent(self, name=name, index=index)
+
+    def run_through(self, index: int) -> BlockRun | None:
+        """Run the blocks up to ``index`` (those not run yet); None if an earlier block raised."""
+        while len(self.runs) <= index:
+            if self.runs and self.runs[-1].traceback:
+                return None
+            self.runs += execute([self.blocks[len(self.runs)]], self.session_module)
+        return self.runs[index]
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, PageFormatError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+
+class BlockFailed(Exception):
+    """The block's own report: page, line, rule or diff, and the page's traceback."""
+
+
+class BlockItem(pytest.Item):
+    def __init__(self, *, index: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.index = index
+
+    @property
+    def block(self) -> Block:
+        return self.parent.blocks[self.index]
+
+    def runtest(self) -> None:
+        run = self.parent.run_through(self.index)
+        if run is None:
+            raised = next(r for r in self.parent.runs if r.traceback)
+            pytest.skip(f"not run: {raised.block.where} raised before it, and the page is one session")
+        updating = self.config.getoption(UPDATE)
+        messages = run.messages(include_output=not updating)
+        if updating and not messages and not run.output_matches:
+            self.config.stash[_REWRITES].setdefault(self.parent, [])
+        if messages:
+            raise BlockFailed("\n\n".join(messages))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, BlockFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, (self.block.line or 1) - 1, f"{self.block.where}"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """With --update-outputs: write the new outputs of every page whose blocks all ran cleanly."""
+    if not session.config.getoption(UPDATE):
+        return
+    reports = session.config.stash[_REWRITES]
+    for page in reports:
+        if any(run.messages(include_output=False) for run in page.runs):
+            reports[page] = "NOT rewritten: a block raised or broke a rule (see its failure)"
+            continue
+        changed = rewrite_outputs(page.path.relative_to(session.config.rootpath),
+                                  [(run.block, run.stdout) for run in page.runs])
+        reports[page] = f"{changed} output block(s) rewritten"
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    reports = config.stash.get(_REWRITES, {})
+    if config.getoption(UPDATE):
+        terminalreporter.section("--update-outputs")
+        for page, report in reports.items():
+            terminalreporter.line(f"{page.path.relative_to(config.rootpath)}: {report}")
+        if not reports:
+            terminalreporter.line("every output already matched: nothing rewritten")
