@@ -32,9 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_pages import ROOT, notebooks, pages
-from markdown_fences import parse_page
-from notebook_cells import parse_notebook
+from sitepages import ROOT, notebooks, pages, parse
 
 ENGLISH = Path("docs/en/troubleshooting.md")
 CHINESE = Path("docs/zh/troubleshooting.md")
@@ -60,24 +58,17 @@ def _normal(text: str) -> str:
     return re.sub(r"\d+", "0", " ".join(text.split()))
 
 
-def _blocks(path: Path):
-    return parse_notebook(path) if path.suffix == ".ipynb" else parse_page(path)
-
-
 def printed_messages(path: Path) -> list[Printed]:
     """Every exception or warning line in the page's (or notebook's) expected outputs."""
     found = []
-    for block in _blocks(path):
-        if not block.executed or block.output is None:
+    for block in parse(path):
+        if not block.runs or block.output is None:
             continue
-        for offset, line in enumerate(block.output.body.splitlines()):
+        for offset, line in enumerate(block.output.text.splitlines()):
             match = PRINTED.search(line)
             if not match:
                 continue
-            if path.suffix == ".ipynb":
-                where = f"{path}, cell {block.start}"
-            else:
-                where = f"{path}:{block.output.start + 1 + offset}"
+            where = block.where if block.cell is not None else f"{path}:{block.output.line + 1 + offset}"
             found.append(Printed(where, match["type"], match["message"].strip()))
     return found
 
@@ -98,8 +89,8 @@ def _literal_prefix(node: ast.expr) -> str:
 def own_message_prefixes(path: Path) -> set[str]:
     """The literal starts of the messages that the page's own code raises or warns."""
     prefixes = set()
-    for block in _blocks(path):
-        if not block.executed:
+    for block in parse(path):
+        if not block.runs:
             continue
         try:
             tree = ast.parse(block.code)
