@@ -1,0 +1,102 @@
+"""Adding a page is safe: every page is in the navigation, and every navigation title is translated.
+
+A page missing from ``nav`` in mkdocs.yml is built but reachable by no menu;
+a title missing from the Chinese ``nav_translations`` shows English in the
+Chinese navigation. Neither fails the build, so this test does, saying what
+to add where.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+import pytest
+from mkdocs.config import load_config
+from sitepages import DEFAULT_LANGUAGE, ROOT, page_id, sources
+
+WHERE_TRANSLATIONS = "mkdocs.yml, plugins > i18n > languages > {locale} > nav_translations"
+
+
+@pytest.fixture(scope="module")
+def config():
+    return load_config(str(ROOT / "mkdocs.yml"))
+
+
+def nav_entries(nav: list) -> list[tuple[str, str | None]]:
+    """(title, page or None for a section) of every entry of the navigation, depth first."""
+    entries = []
+    for item in nav:
+        if isinstance(item, str):
+            entries.append(("", item))
+            continue
+        [(title, value)] = item.items()
+        if isinstance(value, list):
+            entries.append((title, None))
+            entries += nav_entries(value)
+        else:
+            entries.append((title, value))
+    return entries
+
+
+def missing_from_nav(nav: list, pages: list[str]) -> list[str]:
+    listed = {page for _, page in nav_entries(nav) if page}
+    return [
+        f"{page} is in no menu: add it to nav in mkdocs.yml, e.g.  - Its title: {page}"
+        for page in pages if page not in listed
+    ]
+
+
+def nav_pages_that_do_not_exist(nav: list, pages: list[str]) -> list[str]:
+    return [
+        f"nav in mkdocs.yml lists {page!r} ({title}), which is not a page of docs/{DEFAULT_LANGUAGE}/"
+        for title, page in nav_entries(nav) if page and page not in pages
+    ]
+
+
+def untranslated_titles(nav: list, translations: dict[str, str], locale: str) -> list[str]:
+    return [
+        f"the nav title {title!r} has no {locale} translation: add  {title!r}: <{locale} title>  "
+        f"to {WHERE_TRANSLATIONS.format(locale=locale)}"
+        for title, _ in nav_entries(nav) if title and title not in translations
+    ]
+
+
+def _default_pages() -> list[str]:
+    return [str(PurePosixPath(page_id(source)).relative_to(DEFAULT_LANGUAGE)) for source in sources(DEFAULT_LANGUAGE)]
+
+
+def test_every_page_is_in_the_navigation_and_every_entry_exists(config):
+    pages = _default_pages()
+    problems = missing_from_nav(config.nav, pages) + nav_pages_that_do_not_exist(config.nav, pages)
+    assert not problems, "\n".join(problems)
+
+
+def test_every_navigation_title_is_translated(config):
+    problems = []
+    for language in config.plugins["i18n"].config.languages:
+        if not language.default:
+            problems += untranslated_titles(config.nav, language.nav_translations or {}, language.locale)
+    assert not problems, "\n".join(problems)
+
+
+# --- the checks fail on a broken navigation ----------------------------------------
+
+
+NAV = [{"Home": "index.md"}, {"Basics": [{"Leaf nodes": "leaf-nodes.md"}, {"New page": "new.md"}]}]
+
+
+def test_a_page_missing_from_nav_is_named_with_what_to_add():
+    assert missing_from_nav(NAV, ["index.md", "leaf-nodes.md", "new.md", "forgotten.md"]) == [
+        "forgotten.md is in no menu: add it to nav in mkdocs.yml, e.g.  - Its title: forgotten.md"
+    ]
+    assert nav_pages_that_do_not_exist(NAV, ["index.md", "leaf-nodes.md"]) == [
+        "nav in mkdocs.yml lists 'new.md' (New page), which is not a page of docs/en/"
+    ]
+
+
+def test_a_title_without_translation_is_named_with_where_to_add_it():
+    problems = untranslated_titles(NAV, {"Home": "首页", "Basics": "基础", "Leaf nodes": "叶子节点"}, "zh")
+    assert problems == [
+        "the nav title 'New page' has no zh translation: add  'New page': <zh title>  to "
+        "mkdocs.yml, plugins > i18n > languages > zh > nav_translations"
+    ]
