@@ -7,9 +7,22 @@ tests/docs_plugin.py runs everything from the repository root.
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sitepages import ROOT
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep together, on one pytest-xdist worker, the tests that share an expensive session fixture:
+    everything that reads the built site (one strict build, one browser), and the portability pass
+    (one fresh-interpreter server per environment for all pages)."""
+    browser_tests = Path(__file__).parent / "browser"
+    for item in items:
+        if "built_site" in getattr(item, "fixturenames", ()) or item.path.is_relative_to(browser_tests):
+            item.add_marker(pytest.mark.xdist_group("site"))
+        elif "replays" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("portability"))
 
 
 @pytest.fixture(scope="session")

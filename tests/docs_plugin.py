@@ -59,6 +59,22 @@ def pytest_configure(config: pytest.Config) -> None:
 _REWRITES = pytest.StashKey[dict]()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject.toml): both cores for the suite or a folder, one process for single files.
+
+    Checking one page is faster without starting workers; --update-outputs
+    rewrites pages in the process that reports what it rewrote.
+    """
+    if config.getoption(UPDATE):
+        return 0
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        targets = [Path(config.invocation_params.dir, arg.split("::")[0]) for arg in config.args]
+        if not any(target.is_dir() for target in targets):
+            return 0
+    return min(os.cpu_count() or 1, 4)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     folders = parent.config.getini("docs_sources")
     if file_path.suffix in (".md", ".ipynb") and any(file_path.is_relative_to(folder) for folder in folders):
@@ -86,7 +102,9 @@ class SourceFile(pytest.File):
         self.session_module = new_session()
         for index, block in enumerate(self.blocks):
             name = f"cell {block.cell}" if block.cell is not None else f"line {block.line}"
-            yield BlockItem.from_parent(self, name=name, index=index)
+            item = BlockItem.from_parent(self, name=name, index=index)
+            item.add_marker(pytest.mark.xdist_group(str(source)))  # a page is one session: one worker
+            yield item
 
     def run_through(self, index: int) -> BlockRun | None:
         """Run the blocks up to ``index`` (those not run yet); None if an earlier block raised."""

@@ -20,6 +20,7 @@ BROKEN_PAGE = """<!doctype html>
 <main class="md-content">
   <h1 id="top">Broken on purpose</h1>
   <img src="/missing.png">
+  <p style="color: #eeeeee; background: #ffffff">text too faint to read</p>
   <div style="width: 2000px">far too wide</div>
   <a href="/nowhere/">a missing page</a> <a href="/#absent">a missing anchor</a>
   <a href="/#top">a good anchor</a> <a href="https://example.com/">another site</a>
@@ -69,9 +70,10 @@ def test_the_switcher_landing_is_recorded(broken_visit):
     assert broken_visit[0].landed == "/wrong/"
 
 
-def test_axe_reports_a_critical_violation(broken_visit):
+def test_axe_reports_a_critical_violation_and_low_contrast(broken_visit):
     ids = {violation["id"]: violation["impact"] for violation in broken_visit[0].axe_violations}
     assert ids.get("image-alt") == "critical", ids
+    assert ids.get("color-contrast") == "serious", ids
 
 
 @pytest.mark.parametrize("required", [False, True])

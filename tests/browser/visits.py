@@ -104,34 +104,60 @@ COLLECT = """() => {
 COPY_BUTTON = "button[data-md-type=copy], .md-clipboard"
 
 # axe-core on the whole document, started without waiting: the result is
-# collected later, while the other tab loads its next page. Colour contrast
-# dominates its time, and most of it goes into the thousands of highlighted code
-# tokens of a page, which come in few kinds: one token of each kind (its CSS
-# class, in each kind of block and container) stays; the others, same colours on
-# the same background, are unwrapped into plain text of their block (whose own
-# colour is checked). That saves about a third. (Excluding them by selector
-# instead costs axe-core more than checking them.)
-AXE_START = """() => {
-  const seen = new Set();
-  for (const token of document.querySelectorAll('.md-content pre span')) {
-    if (token.children.length) continue;
-    const block = token.closest('pre').parentElement;
-    const around = token.closest('.admonition, details, .tabbed-block, .jp-Cell');
-    const kind = [token.className, block.className, around ? around.className : ''].join('|');
-    if (seen.has(kind)) token.replaceWith(token.textContent);
-    else seen.add(kind);
+# collected later, while the other tab loads its next page.
+#
+# Colour contrast dominates axe's time, and the pages share one stylesheet, so
+# most of their text has colours already checked on another page. axe judges an
+# element's contrast from its computed colour, font size and weight, and the
+# backgrounds behind it. Each element that holds text gets that as a signature;
+# the contrast rule runs only on elements whose signature no earlier page (in
+# this colour scheme) has shown, and every other rule runs on the whole page.
+# The assumption: an element is judged as another with the same signature is.
+# (It does not cover text overlapped by another element; Material positions
+# none over the content.)
+AXE_START = """checked => {
+  const seen = new Set(checked);
+  const fresh = new Set();
+  const backgrounds = new Map();
+  const behind = el => {
+    if (!el) return '';
+    if (backgrounds.has(el)) return backgrounds.get(el);
+    const s = getComputedStyle(el);
+    const own = [s.backgroundColor, s.backgroundImage, s.opacity, s.mixBlendMode].join(' ');
+    const opaque = s.backgroundImage === 'none' && s.backgroundColor.startsWith('rgb(') && s.opacity === '1';
+    const value = opaque ? own : own + ' / ' + behind(el.parentElement);
+    backgrounds.set(el, value);
+    return value;
+  };
+  const marked = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const s = getComputedStyle(el);
+    const signature = [s.color, s.fontSize, s.fontWeight, s.textShadow, behind(el)].join(' | ');
+    if (seen.has(signature) || fresh.has(signature)) continue;
+    fresh.add(signature);
+    el.setAttribute('data-contrast-check', '');
+    marked.push(el);
   }
+  window.__axe_signatures = [...fresh];
+  const quiet = {resultTypes: ['violations'], rules: {'color-contrast': {enabled: false}}};
   // After a timeout: axe.run does much of its work before its first await.
   window.__axe_result = new Promise(resolve => setTimeout(resolve, 0))
-    .then(() => axe.run(document, {resultTypes: ['violations']}));
+    .then(() => axe.run(document, quiet))
+    .then(async other => {
+      if (!marked.length) return other;
+      const contrast = await axe.run({include: [['[data-contrast-check]']]},
+                                     {resultTypes: ['violations'], runOnly: ['color-contrast']});
+      return {violations: [...other.violations, ...contrast.violations]};
+    });
 }"""
 # Only serious and critical violations are kept.
 AXE_COLLECT = """async () => {
   const result = await window.__axe_result;
-  return result.violations.filter(v => ['serious', 'critical'].includes(v.impact)).map(v => ({
+  return [window.__axe_signatures, result.violations.filter(v => ['serious', 'critical'].includes(v.impact)).map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.failureSummary.split('\\n').slice(1, 2).join('').trim()),
-  }));
+  }))];
 }"""
 
 _EMPTIED_INDEX: dict = {}
@@ -153,9 +179,10 @@ def _stub_documents(route) -> None:
 class Lane:
     """One tab. It records what happens while a visit is under way into that visit."""
 
-    def __init__(self, context, server: SiteServer, axe: bool):
+    def __init__(self, context, server: SiteServer, axe: bool, contrast_checked: set[str]):
         self.server = server
         self.axe = axe
+        self.contrast_checked = contrast_checked  # shared by the lanes of one Visitor (see AXE_START)
         self.page = context.new_page()
         self.current: Visit | None = None
         self.page.on("console", self._console)
@@ -196,7 +223,7 @@ class Lane:
         for key, value in page.evaluate(COLLECT).items():
             setattr(visit, key, value)
         if self.axe:
-            page.evaluate(AXE_START)
+            page.evaluate(AXE_START, sorted(self.contrast_checked))
 
     def _copy_first_python_block(self, visit: Visit) -> None:
         block = self.page.locator(".md-content div.language-python.highlight").first
@@ -213,7 +240,8 @@ class Lane:
         """Collect axe-core's result, copy a code block, measure at 375 px, follow the language switcher."""
         visit, page = self.current, self.page
         if self.axe:
-            visit.axe_violations = page.evaluate(AXE_COLLECT)
+            signatures, visit.axe_violations = page.evaluate(AXE_COLLECT)
+            self.contrast_checked.update(signatures)
         if visit.has_python:  # after axe-core: the "Copied" toast fades in for a while
             self._copy_first_python_block(visit)
         page.set_viewport_size(PHONE)
@@ -252,7 +280,8 @@ class Visitor:
         self.context.route("**/search/search_index.json", _empty_search_index)
         if axe_source:
             self.context.add_init_script(axe_source)
-        self.lanes = [Lane(self.context, server, bool(axe_source)) for _ in range(self.LANES)]
+        contrast_checked: set[str] = set()
+        self.lanes = [Lane(self.context, server, bool(axe_source), contrast_checked) for _ in range(self.LANES)]
         self.cache: dict[str, Visit] = {}
 
     def visit(self, path: str) -> Visit:

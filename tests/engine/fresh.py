@@ -21,6 +21,9 @@ thread pool exists yet to be lost in the fork.
     replay = Replay({"docs/en/a.md": blocks, ...}, environment)   # starts the server
     runs = replay.results()                                       # {name: [BlockRun]}
 
+``python`` runs the server with another interpreter, e.g. one with another torch
+(tests/tools/torch_version_replay.py).
+
 The server side is ``python -m engine.fresh JOBS.json RESULTS.json``.
 """
 
@@ -52,7 +55,8 @@ CHILD_TIMEOUT = 180  # seconds one page may take before its interpreter is kille
 class Replay:
     """A server process replaying named lists of blocks in fresh interpreters under one environment."""
 
-    def __init__(self, jobs: dict[str, list[Block]], environment: Environment = AS_INSTALLED, parallel: int | None = None):
+    def __init__(self, jobs: dict[str, list[Block]], environment: Environment = AS_INSTALLED,
+                 parallel: int | None = None, python: str = sys.executable):
         self.jobs = {name: [block for block in blocks if block.runs] for name, blocks in jobs.items()}
         self.environment = environment.for_this_cpu()
         variables = {
@@ -66,7 +70,7 @@ class Replay:
             {name: [_encode(block) for block in blocks] for name, blocks in self.jobs.items()}
         ), encoding="utf-8")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "engine.fresh", str(jobs_file), str(self._results)], cwd=ROOT, env=variables,
+            [python, "-m", "engine.fresh", str(jobs_file), str(self._results)], cwd=ROOT, env=variables,
             text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
 
