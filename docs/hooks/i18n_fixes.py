@@ -1,4 +1,4 @@
-"""Two fixes for mkdocs-static-i18n + Material, as a MkDocs hook (see mkdocs.yml).
+"""Three fixes for mkdocs-static-i18n + Material, as a MkDocs hook (see mkdocs.yml).
 
 1. One 404 page per language. Every language is built into the same site
    directory, so each build overwrites /404.html and the last language wins
@@ -11,6 +11,14 @@
    which does not exist: two 404s and two console errors on every page. The
    switcher's own links already point at the page's twin, and the hreflang
    alternates stay in /sitemap.xml, where search engines read them.
+
+3. A relative language switcher on the home pages. The plugin links each home
+   page's switcher to the homes as root-absolute paths ("/", "/zh/"), which
+   lead out of the site when it is served under a sub-path
+   (https://org.github.io/repo/). Here they become the twin's site-relative
+   URL, which Material's ``url`` filter makes relative to the page, as it does
+   on every other page. (A 404 page, served at any depth, keeps links
+   absolute from site_url's path: nothing relative could work there.)
 """
 
 from __future__ import annotations
@@ -18,6 +26,8 @@ from __future__ import annotations
 import re
 from copy import deepcopy
 from pathlib import Path
+
+from mkdocs.plugins import event_priority
 
 _HEAD_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
 _default_404: dict[str, str] = {}
@@ -33,6 +43,17 @@ def _default_locale(config) -> str:
 
 def on_post_page(output: str, page, config) -> str:
     return _HEAD_ALTERNATE.sub("", output)
+
+
+@event_priority(-200)  # after the plugin's on_page_context (50) has set the page's alternates
+def on_page_context(context, page, config, nav):
+    # The plugin sets them as an attribute of config.extra (what Material's template
+    # reads), not as its item.
+    for alternate in getattr(config.extra, "alternate", None) or []:
+        twin = page.file.alternates.get(alternate["lang"]) if hasattr(page.file, "alternates") else None
+        if alternate["link"].startswith("/") and twin is not None:
+            alternate["link"] = twin.url or "./"
+    return context
 
 
 def on_pre_template(template, template_name: str, config):

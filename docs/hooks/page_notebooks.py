@@ -12,8 +12,19 @@ declares not run (``<!--pytest.mark.skip(...)-->``) stays in the markdown as
 a fenced block with its reason; output blocks and the suite's markers are
 left out.
 
+A generated notebook opens with one more code cell, which prints the torch
+version the reader runs and the one the page was verified with (the pin in
+pyproject.toml): on Colab, or anywhere else, they may differ.
+
 A notebook page (docs/*/notebooks/*.ipynb) gets the same link, to the .ipynb
 that mkdocs-jupyter copies beside it (``include_source: true``).
+
+With a GitHub ``repo_url`` (REPO_URL), each link gets an "Open in Colab"
+link beside it. Colab opens notebooks from a path on GitHub: a lab notebook
+from the source branch (the one in ``edit_uri``), a generated notebook from
+the branch the deploy workflow pushes the built site to
+(PUBLISHED_BRANCH, .github/workflows/publish.yml). These are links, never
+requests: nothing is fetched from Colab or GitHub when a page loads.
 
 tests/test_page_notebooks.py checks that every generated notebook's code cells
 are exactly the page's executed blocks and that the built site serves each
@@ -25,6 +36,7 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from mkdocs.plugins import get_plugin_logger
 
@@ -34,16 +46,37 @@ from mkdocs.plugins import get_plugin_logger
 # canonical form, both from sitepages beside this file.
 from sitepages import PageFormatError, language_of, parse_page
 from sitepages.notebook import code_cell, dumps, markdown_cell, new_notebook
+from sitepages.pins import pinned
 
 log = get_plugin_logger("page_notebooks")
 
-LINK_TEXT = {"en": "Download as notebook", "zh": "下载为 Jupyter Notebook"}
-NOTEBOOK_LINK_TEXT = {"en": "Download this notebook", "zh": "下载这个 Notebook"}
+LINK_TEXT = {"en": "Download as notebook", "zh": "下载为 notebook"}
+NOTEBOOK_LINK_TEXT = {"en": "Download this notebook", "zh": "下载这个 notebook"}
 LINK_TITLE = {
     "en": "This page as a Jupyter notebook: the same code cells, in order, with the outputs shown here",
-    "zh": "本页的 Jupyter Notebook 版本：代码单元格与本页的代码块一一对应，输出与本页所示相同",
+    "zh": "本页的 Jupyter notebook 版本：代码单元格与本页的代码块一一对应，输出与本页所示相同",
+}
+COLAB_TEXT = {"en": "Open in Colab", "zh": "在 Colab 中打开"}
+COLAB_TITLE = {
+    "en": "Run this notebook in Google Colab (its torch version may differ from the one these outputs come from)",
+    "zh": "在 Google Colab 中运行这个 notebook（那里的 torch 版本可能与本页输出所用的版本不同）",
 }
 NOT_RUN = {"en": "*Not run by the test suite: {}*", "zh": "*测试套件不运行此代码块：{}*"}
+# The branch .github/workflows/publish.yml pushes the built site to.
+PUBLISHED_BRANCH = "gh-pages"
+VERSION_COMMENT = {
+    "en": "# The outputs stored below come from the torch version this page was verified with;\n"
+          "# with another version (on Colab, say) some may differ.",
+    "zh": "# 下面保存的输出来自本页验证时所用的 torch 版本；\n# 换成其他版本（例如 Colab 上的版本），部分输出可能不同。",
+}
+
+
+def version_cell(language: str) -> dict:
+    """The generated notebook's first code cell: the torch it runs, and the one its outputs come from."""
+    return code_cell(
+        f"import torch\n\n{VERSION_COMMENT[language]}\n"
+        f'print("running torch", torch.__version__, "| outputs verified with torch {pinned("torch")}")'
+    )
 
 _CONTAINER = re.compile(
     r'^ *(?:(?:!!!|\?\?\?\+?) *(?P<kind>[\w-]+)(?: +"(?P<title>[^"]*)")?|=== +"(?P<tab>[^"]*)") *$'
@@ -102,6 +135,7 @@ def page_notebook(page: Path) -> dict | None:
             cells.append(markdown_cell(text))
         pending.clear()
 
+    cells.append(version_cell(language))
     position = 1  # next line of the page not yet used
     if lines and lines[0] == "---":  # front matter (a search boost) is for MkDocs, not readers
         position = lines.index("---", 1) + 2
@@ -127,11 +161,21 @@ def page_notebook(page: Path) -> dict | None:
     return new_notebook(cells)
 
 
-def _link(href: str, text: str, title: str) -> str:
-    return (
-        f'<p class="notebook-download" data-search-exclude><a class="md-button" '
-        f'href="{html.escape(href)}" download title="{html.escape(title)}">{text}</a></p>'
-    )
+def colab_url(repo_url: str | None, branch: str, path: str) -> str | None:
+    """Where Colab opens a notebook at ``path`` on ``branch`` of a GitHub repository; None elsewhere."""
+    parts = urlsplit(repo_url or "")
+    owner_repo = parts.path.strip("/").removesuffix(".git")
+    if parts.netloc != "github.com" or owner_repo.count("/") != 1:
+        return None
+    return f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/{path}"
+
+
+def _links(href: str, text: str, title: str, colab: str | None, language: str) -> str:
+    links = f'<a class="md-button" href="{html.escape(href)}" download title="{html.escape(title)}">{text}</a>'
+    if colab:
+        links += (f' <a class="md-button" href="{html.escape(colab)}" title="{html.escape(COLAB_TITLE[language])}">'
+                  f"{COLAB_TEXT[language]}</a>")
+    return f'<p class="notebook-download" data-search-exclude>{links}</p>'
 
 
 def _after_title(content: str, link: str) -> str:
@@ -147,8 +191,9 @@ def on_page_content(content: str, page, config, files) -> str:
     language = language_of(src)
     if src.suffix == ".ipynb":
         if config.plugins["mkdocs-jupyter"].config["include_source"]:
-            link = _link(src.name, NOTEBOOK_LINK_TEXT[language], src.name)
-            return _after_title(content, link)
+            source_branch = (config.edit_uri or "edit/main/").split("/")[1]
+            colab = colab_url(config.repo_url, source_branch, f"{config.docs_dir.rstrip('/').split('/')[-1]}/{src}")
+            return _after_title(content, _links(src.name, NOTEBOOK_LINK_TEXT[language], src.name, colab, language))
         return content
     try:
         nb = page_notebook(Path(page.file.abs_src_path))
@@ -161,4 +206,6 @@ def on_page_content(content: str, page, config, files) -> str:
     target = Path(page.file.abs_dest_path).parent / name
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(dumps(nb), encoding="utf-8")
-    return _after_title(content, _link(name, LINK_TEXT[language], LINK_TITLE[language]))
+    published = Path(page.file.dest_uri).parent / name
+    colab = colab_url(config.repo_url, PUBLISHED_BRANCH, published.as_posix())
+    return _after_title(content, _links(name, LINK_TEXT[language], LINK_TITLE[language], colab, language))
