@@ -12,6 +12,14 @@ from pathlib import Path
 import pytest
 from sitepages import ROOT
 
+from browser.harness import SUBPATH
+
+# The suite builds the site as it is published (README, "Publishing"): under a
+# sub-path of a host, from a GitHub repository. Nothing is fetched from either;
+# the browser tests serve the build under the same sub-path on 127.0.0.1.
+SITE_URL = f"https://docs.example.org{SUBPATH}"
+REPO_URL = "https://github.com/example-org/intermediate-gradients"
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep together, on one pytest-xdist worker, the tests that share an expensive session fixture:
@@ -27,10 +35,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
-    """The site, built once per session with `mkdocs build --strict`: (site dir, CompletedProcess)."""
+    """The site, built once per session with `mkdocs build --strict` for SITE_URL and REPO_URL:
+    (site dir, CompletedProcess)."""
     site = tmp_path_factory.mktemp("site")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        cwd=ROOT, capture_output=True, text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL, "REPO_URL": REPO_URL},
     )
     return site, result

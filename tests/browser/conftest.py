@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sitepages import page_url, sources
 
-from browser.harness import AXE, CHROMIUM, CHROMIUM_ARGS, SiteServer, chromium_missing, unavailable
+from browser.harness import AXE, CHROMIUM, CHROMIUM_ARGS, SUBPATH, SiteServer, chromium_missing, unavailable
 from browser.visits import Contexts, Visitor
 
 # A site built already (`mkdocs build --strict --site-dir DIR`): the browser tests
@@ -36,7 +36,7 @@ def site_dir(request):
 
 @pytest.fixture(scope="session")
 def server(site_dir):
-    with SiteServer(site_dir) as running:
+    with SiteServer(site_dir, prefix=SUBPATH) as running:
         yield running
 
 

@@ -62,17 +62,31 @@ def chromium_missing() -> bool:
 # ---------------------------------------------------------------- the server
 
 
+# Where the test server puts the site: under a sub-path, as GitHub serves a
+# project's pages (https://org.github.io/repo/). The suite's build says so with
+# SITE_URL (tests/conftest.py), and every browser check runs there.
+SUBPATH = "/intermediate-gradients/"
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Static files; an unknown path gets its language's 404.html, as a host would serve it."""
+    """Static files under the server's prefix; an unknown path gets its language's 404.html, as a host would."""
+
+    prefix = "/"
 
     def log_message(self, *args):  # quiet
         pass
+
+    def translate_path(self, path: str) -> str:
+        site_path = urlsplit(path).path
+        if not site_path.startswith(self.prefix):
+            return str(Path(self.directory) / "\0outside the site's prefix")  # no such file: a 404
+        return super().translate_path("/" + path[len(self.prefix):])
 
     def send_error(self, code, message=None, explain=None):
         if code != 404:
             return super().send_error(code, message, explain)
         root = Path(self.directory)
-        language = "zh" if urlsplit(self.path).path.startswith("/zh/") else ""
+        language = "zh" if urlsplit(self.path).path.startswith(self.prefix + "zh/") else ""
         page = root / language / "404.html"
         if not page.is_file():
             page = root / "404.html"
@@ -86,10 +100,12 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 class SiteServer:
-    """A threaded http.server on 127.0.0.1 and a free port, serving one directory."""
+    """A threaded http.server on 127.0.0.1 and a free port, serving one directory under ``prefix``."""
 
-    def __init__(self, directory: Path, handler_class: type[http.server.SimpleHTTPRequestHandler] | None = None):
-        handler = functools.partial(handler_class or _Handler, directory=str(directory))
+    def __init__(self, directory: Path, handler_class: type[_Handler] | None = None, prefix: str = "/"):
+        handler_class = type("Handler", (handler_class or _Handler,), {"prefix": prefix})
+        handler = functools.partial(handler_class, directory=str(directory))
+        self.prefix = prefix
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -104,7 +120,14 @@ class SiteServer:
         self.httpd.server_close()
 
     def url(self, path: str) -> str:
-        return self.origin + path
+        """The address of a site path ("/zh/leaf-nodes/") on this server."""
+        return self.origin + self.prefix + path.lstrip("/")
+
+    def site_path(self, url: str) -> str | None:
+        """The site path of an address on this server (its inverse of ``url``), None if it is not the site's."""
+        if not url.startswith(self.origin + self.prefix):
+            return None
+        return "/" + url[len(self.origin + self.prefix):]
 
 
 def built_pages(site: Path) -> list[str]:
@@ -131,18 +154,23 @@ def _ids(html_file: Path) -> frozenset[str]:
     return frozenset(value for tag in soup.find_all(True) for value in (tag.get("id"), tag.get("name")) if value)
 
 
-def broken_links(links: list[str], site: Path, origin: str) -> list[str]:
-    """The links to this site (origin) whose page or file, or anchor on that page, does not exist."""
+def broken_links(links: list[str], site: Path, server: SiteServer) -> list[str]:
+    """The links to this server whose page or file, or anchor on that page, does not exist;
+    a link to the server outside the site's prefix is broken too (it would leave a sub-path site)."""
     broken = []
     for href in sorted(set(links)):
         parts = urlsplit(href)
-        if f"{parts.scheme}://{parts.netloc}" != origin:
+        if f"{parts.scheme}://{parts.netloc}" != server.origin:
             continue  # another site: a link, not a request (requests are blocked and reported)
-        target = site / unquote(parts.path).lstrip("/")
+        site_path = server.site_path(f"{server.origin}{parts.path}")
+        if site_path is None:
+            broken.append(f"{href}: outside the site, which is served under {server.prefix}")
+            continue
+        target = site / unquote(site_path).lstrip("/")
         if parts.path.endswith("/"):
             target = target / "index.html"
         if not target.is_file():
             broken.append(f"{href}: no such page or file")
         elif parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _ids(target):
-            broken.append(f"{href}: no element with id {unquote(parts.fragment)!r} on {parts.path}")
+            broken.append(f"{href}: no element with id {unquote(parts.fragment)!r} on {site_path}")
     return broken

@@ -60,10 +60,18 @@ def test_horizontal_scroll_at_375px_is_measured(broken_visit):
 
 def test_broken_links_and_anchors_are_found(broken_visit):
     visit, _, site, server = broken_visit
-    broken = broken_links(visit.links, site, server.origin)
+    broken = broken_links(visit.links, site, server)
     assert len(broken) == 2, broken
     assert broken[0] == f"{server.origin}/#absent: no element with id 'absent' on /"
     assert broken[1] == f"{server.origin}/nowhere/: no such page or file"
+
+
+def test_a_link_leaving_a_sub_path_site_is_broken(tmp_path):
+    with SiteServer(tmp_path, prefix="/sub/") as server:
+        assert server.url("/zh/") == f"{server.origin}/sub/zh/"
+        assert broken_links([f"{server.origin}/zh/"], tmp_path, server) == [
+            f"{server.origin}/zh/: outside the site, which is served under /sub/"
+        ]
 
 
 def test_the_switcher_landing_is_recorded(broken_visit):

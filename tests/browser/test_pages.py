@@ -67,7 +67,7 @@ def test_no_broken_internal_link_or_anchor(visitor, server, site_dir, source):
     path = page_url(source)
     visit = visitor.visit(path)
     assert visit.links, f"{path}: no links found at all"
-    broken = broken_links(visit.links, site_dir, server.origin)
+    broken = broken_links(visit.links, site_dir, server)
     assert not broken, f"{path} has broken links:\n" + "\n".join(broken)
 
 

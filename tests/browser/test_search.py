@@ -82,7 +82,8 @@ def test_search_finds_the_right_page(search_pages, server, language, how, query,
         page.wait_for_function(FINAL_RESULTS, arg=query, timeout=10_000)
     else:  # the whole query at once: the first list shown is the final one
         page.wait_for_selector(RESULTS, timeout=10_000)
-    found = [urlsplit(href).path for href in page.eval_on_selector_all(RESULTS, "links => links.map(a => a.href)")]
+    found = [server.site_path(urlsplit(href)._replace(query="", fragment="").geturl())
+             for href in page.eval_on_selector_all(RESULTS, "links => links.map(a => a.href)")]
     assert found, f"searching {query!r} finds nothing"
     if expected is None:
         # The index holds both languages; an English page may mention 梯度 (the glossary).

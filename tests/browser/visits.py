@@ -259,7 +259,7 @@ class Lane:
             try:
                 with page.expect_navigation(wait_until="commit"):
                     link.evaluate("a => a.click()")
-                visit.landed = page.url.removeprefix(self.server.origin)
+                visit.landed = self.server.site_path(page.url) or page.url
             finally:
                 page.unroute("**/*", _stub_documents)
         return visit
