@@ -4,12 +4,14 @@ tests/ and docs/hooks/ are on sys.path (pyproject.toml's ``pythonpath``), and
 tests/docs_plugin.py runs everything from the repository root.
 """
 
+import functools
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bs4 import BeautifulSoup
 from sitepages import ROOT
 
 from browser.harness import SUBPATH
@@ -44,3 +46,16 @@ def built_site(tmp_path_factory):
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL, "REPO_URL": REPO_URL},
     )
     return site, result
+
+
+@pytest.fixture(scope="session")
+def built_page(built_site):
+    """The parsed HTML of a page of the built site, by URL path ("/zh/leaf-nodes/"), parsed once a session."""
+    site, result = built_site
+    assert result.returncode == 0, "the site did not build; see test_mkdocs_build_strict_has_no_warnings"
+
+    @functools.cache
+    def parsed(url_path: str) -> BeautifulSoup:
+        return BeautifulSoup((site / url_path.lstrip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+    return parsed

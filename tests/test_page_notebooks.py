@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from sitepages import ROOT, page_id, page_url, pages, parse, parse_notebook
+import torch
+from sitepages import ROOT, language_of, page_id, page_url, pages, parse, parse_notebook
 from sitepages.notebook import dumps
+from sitepages.pins import pinned
 
 import page_notebooks
 
@@ -26,12 +28,22 @@ def test_a_page_becomes_a_notebook_of_its_executed_blocks(tmp_path):
         encoding="utf-8",
     )
     cells = page_notebooks.page_notebook(page)["cells"]
-    assert [cell["cell_type"] for cell in cells] == ["markdown", "code", "markdown", "code"]
-    assert "".join(cells[1]["source"]) == "x = 6 * 7\nprint(x)" and cells[1]["outputs"][0]["text"] == ["42\n"]
-    shown = "".join(cells[2]["source"])
+    assert [cell["cell_type"] for cell in cells] == ["markdown", "code", "code", "markdown", "code"]
+    assert "".join(cells[1]["source"]) == "".join(page_notebooks.version_cell("en")["source"])
+    assert "".join(cells[2]["source"]) == "x = 6 * 7\nprint(x)" and cells[2]["outputs"][0]["text"] == ["42\n"]
+    shown = "".join(cells[3]["source"])
     assert shown.startswith("**Not on CPU**\n\n*Not run by the test suite: needs a GPU*")
     assert "```python\nx.cuda()\n```" in shown and "pytest" not in shown
-    assert "".join(cells[3]["source"]) == "y = x + 1" and cells[3]["outputs"] == []
+    assert "".join(cells[4]["source"]) == "y = x + 1" and cells[4]["outputs"] == []
+
+
+def test_the_first_code_cell_prints_both_torch_versions(tmp_path):
+    """The reader's torch (on Colab, say) and the one the page's outputs come from, the pin."""
+    code = "".join(page_notebooks.version_cell("zh")["source"])
+    printed = []
+    exec(compile(code, "version cell", "exec"), {"print": lambda *args: printed.append(" ".join(map(str, args)))})
+    assert printed == [f"running torch {torch.__version__} | outputs verified with torch {pinned('torch')}"]
+    assert "# 下面保存的输出来自" in code and page_notebooks.version_cell("zh")["outputs"] == []
 
 
 def _executed(page: Path):
@@ -48,6 +60,8 @@ def test_page_notebook_holds_exactly_the_blocks_the_page_runs(page):
     first = "".join(generated["cells"][0]["source"])
     assert first.startswith("# "), f"{page}: the notebook should open with the page title, not {first[:40]!r}"
     code = [cell for cell in generated["cells"] if cell["cell_type"] == "code"]
+    assert code[0] == page_notebooks.version_cell(language_of(page)), f"{page}: the first code cell prints the versions"
+    code = code[1:]
     assert ["".join(cell["source"]) for cell in code] == [block.code.rstrip("\n") for block in blocks]
     printed = ["".join("".join(output["text"]) for output in cell["outputs"]) for cell in code]
     assert printed == [block.expected for block in blocks]
@@ -73,6 +87,6 @@ def test_built_page_links_its_notebook(built_site, page):
     served = built.parent / href
     assert served.exists(), f"{built} links {href}, which the site does not serve"
     assert served.read_text(encoding="utf-8") == dumps(generated)
-    assert [block.code.rstrip("\n") for block in parse_notebook(served)] == [
+    assert [block.code.rstrip("\n") for block in parse_notebook(served)][1:] == [
         block.code.rstrip("\n") for block in _executed(page)
     ]

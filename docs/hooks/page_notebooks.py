@@ -12,9 +12,9 @@ declares not run (``<!--pytest.mark.skip(...)-->``) stays in the markdown as
 a fenced block with its reason; output blocks and the suite's markers are
 left out.
 
-A generated notebook opens with one more code cell, which prints the torch
+A generated notebook's first code cell is one more: it prints the torch
 version the reader runs and the one the page was verified with (the pin in
-pyproject.toml): on Colab, or anywhere else, they may differ.
+pyproject.toml); on Colab, or anywhere else, they may differ.
 
 A notebook page (docs/*/notebooks/*.ipynb) gets the same link, to the .ipynb
 that mkdocs-jupyter copies beside it (``include_source: true``).
@@ -135,7 +135,6 @@ def page_notebook(page: Path) -> dict | None:
             cells.append(markdown_cell(text))
         pending.clear()
 
-    cells.append(version_cell(language))
     position = 1  # next line of the page not yet used
     if lines and lines[0] == "---":  # front matter (a search boost) is for MkDocs, not readers
         position = lines.index("---", 1) + 2
@@ -145,6 +144,8 @@ def page_notebook(page: Path) -> dict | None:
         position = block.end + 1
         if block.runs:
             flush()
+            if not any(cell["cell_type"] == "code" for cell in cells):
+                cells.append(version_cell(language))  # the first code cell, after the title and intro
             cells.append(code_cell(block.code, block.expected))
         else:
             indent = " " * block.indent

@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 
 from engine.environments import AS_INSTALLED, Environment
