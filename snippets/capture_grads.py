@@ -86,6 +86,8 @@ def capture_grads(
     the returned dict then maps each name to its gradient. Gradients are
     detached copies; if backward runs twice in the block they add up, as
     ``.grad`` does. ``.grad`` of the tensors is untouched by the hooks.
+    Under ``torch.amp.GradScaler`` the hooks see the scaled gradients:
+    divide by ``scaler.get_scale()``.
 
     >>> import torch
     >>> w = torch.tensor([2.0], requires_grad=True)

@@ -43,7 +43,8 @@ class LayerRecording:
 
     ``activations[name]``: the layer's output (a detached copy);
     ``gradients[name]``: the gradient of the backward pass's output with
-    respect to that layer output (filled by ``backward()`` in the block).
+    respect to that layer output (filled by ``backward()`` in the block;
+    under ``torch.amp.GradScaler``, multiplied by the scale).
     """
 
     def __init__(self, layers: list[str]) -> None:

@@ -70,9 +70,11 @@ def named_grad(
 
     ``inputs`` is a mapping or (name, tensor) pairs. A non-scalar output
     needs ``grad_output`` (the vector of a vector-Jacobian product). As with
-    ``torch.autograd.grad``, nothing is written to ``.grad``, the graph is
-    freed unless ``retain_graph=True``, and ``create_graph=True`` returns
-    gradients you can differentiate again. With ``allow_unused=True`` a
+    ``torch.autograd.grad``, no leaf's ``.grad`` is written (a tensor that
+    called ``retain_grad()`` still gets its ``.grad`` filled), the graph is
+    freed unless ``retain_graph=True`` (pass it when a ``backward()`` of the
+    same graph comes later), and ``create_graph=True`` returns gradients you
+    can differentiate again. With ``allow_unused=True`` a
     tensor the output does not depend on gets ``None``; without it, the
     error names that tensor.
 

@@ -195,6 +195,17 @@ def test_capture_grads_works_with_autograd_grad():
     assert d_a_x.item() == 2 and grads["u"].item() == 1
 
 
+def test_capture_grads_under_gradscaler_sees_the_scaled_gradient():
+    # What the docstring and the helpers page say: divide by scaler.get_scale().
+    scaler = torch.amp.GradScaler("cpu")
+    x = torch.tensor([3.0], requires_grad=True)
+    u = x * 2
+    with capture_grads(u=u) as grads:
+        scaler.scale((u * u).sum()).backward()
+    assert grads["u"].item() == 12 * scaler.get_scale()
+    assert (grads["u"] / scaler.get_scale()).item() == 12
+
+
 def test_capture_grads_rejects_a_tensor_that_does_not_require_grad():
     x, w, b, u, v, a = _toy()
     with pytest.raises(ValueError) as raised:
@@ -406,6 +417,21 @@ def test_named_grad_toy_graph_by_name_in_order():
     assert list(grads) == ["v", "u", "x", "w", "b"]
     assert {name: g.item() for name, g in grads.items()} == {"x": 2, "w": 3, "b": 1, "u": 1, "v": 1}
     assert x.grad is None, "like torch.autograd.grad, nothing is written to .grad"
+
+
+def test_named_grad_leaves_leaves_alone_but_fills_a_retained_grad():
+    # The docstring's promise, exactly as torch.autograd.grad behaves on torch 2.13.
+    x, w, b, u, v, a = _toy()
+    u.retain_grad()
+    named_grad(a, {"x": x}, retain_graph=True)
+    assert x.grad is None and u.grad.item() == 1
+
+
+def test_named_grad_with_retain_graph_leaves_the_graph_for_a_later_backward():
+    x, w, b, u, v, a = _toy()
+    assert named_grad(a, {"u": u}, retain_graph=True)["u"].item() == 1
+    a.backward()
+    assert x.grad.item() == 2
 
 
 def test_named_grad_accepts_pairs_and_one_tensor_under_two_names():
