@@ -59,7 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
 _REWRITES = pytest.StashKey[dict]()
 
 
-@pytest.hookimpl(optionalhook=True)
+@pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own answer (a firstresult hook)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` (pyproject.toml): both cores for the suite or a folder, one process for single files.
 
