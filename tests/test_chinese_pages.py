@@ -1,0 +1,138 @@
+"""The Chinese pages read as Chinese: one term per concept, and Chinese typography, on the built site.
+
+Each rule below runs on every built Chinese page (text inside code is not
+prose and is left out), and each is proved, at the end of this file, to fail
+on a page that breaks it:
+
+* terms: none of the variants the glossary does not use (VARIANTS);
+* no italics on Chinese text (browsers fake-slant CJK glyphs): bold instead;
+* no space between two Chinese characters, also around a link, bold text, a
+  quotation mark or a dash (docs/hooks/chinese_line_breaks.py removes those
+  the source's line breaks leave);
+* a ratio in prose is written with 倍 ("0.22 倍"); × only in tables and
+  dimensions (3×3);
+* the interface is Chinese: the colour-scheme toggle too.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup, Comment
+from sitepages import page_id, page_url, sources
+
+from chinese_line_breaks import WIDE
+
+CHINESE = sources("zh")
+# Variant -> the glossary's term. 操作 is allowed only in 原地操作 (in-place operation) and 操作系统.
+VARIANTS = {
+    "卸下": "移除", "摘掉": "移除", "注销": "移除",
+    "前向预钩子": "前向前置钩子", "反向预钩子": "反向前置钩子", "预钩子": "前置钩子",
+    "梯度磁带": "梯度带", "磁带": "梯度带",
+    "自动求导": "自动微分",
+    "批大小": "批量大小", "批次大小": "批量大小",
+    "Notebook": "notebook",
+    "操作": "运算 (or 原地操作 for an in-place operation)",
+}
+ALLOWED_AROUND = {"操作": ("原地操作", "操作系统")}
+_BLOCKS = ["p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption", "summary", "div"]
+
+
+def prose(soup: BeautifulSoup) -> list[str]:
+    """The text of each paragraph-like element of the page's content, as a reader sees it run on:
+    inline code stands in as one Latin letter, code blocks are left out."""
+    content = soup.select_one("article.md-content__inner") or soup
+    groups: dict[int, list[str]] = {}
+    for string in content.find_all(string=True):
+        if isinstance(string, Comment) or string.find_parent(["pre", "script", "style"]):
+            continue
+        block = string.find_parent(_BLOCKS)
+        groups.setdefault(id(block), []).append("x" if string.find_parent("code") else str(string))
+    return ["".join(parts) for parts in groups.values()]
+
+
+def off_glossary_terms(soup: BeautifulSoup) -> list[str]:
+    found = []
+    for text in prose(soup):
+        for variant, term in VARIANTS.items():
+            masked = text
+            for allowed in ALLOWED_AROUND.get(variant, ()):
+                masked = masked.replace(allowed, "")
+            for match in re.finditer(re.escape(variant), masked):
+                found.append(f"{variant!r} (use {term}): …{masked[max(0, match.start() - 12):match.end() + 12]}…")
+    return found
+
+
+def italic_chinese(soup: BeautifulSoup) -> list[str]:
+    return [f"<{tag.name}>{tag.get_text()}</{tag.name}>" for tag in soup.select("article em, article i")
+            if re.search(f"[{WIDE}]", tag.get_text())]
+
+
+def spaces_between_chinese(soup: BeautifulSoup) -> list[str]:
+    return [repr(text[max(0, m.start() - 8):m.end() + 8])
+            for text in prose(soup) for m in re.finditer(f"[{WIDE}]\\s+[{WIDE}]", text)]
+
+
+def ratios_with_times(soup: BeautifulSoup) -> list[str]:
+    found = []
+    for table in soup.select("table"):
+        table.extract()  # tables may write ratios as 1.23×
+    for text in prose(soup):
+        found += [repr(text[max(0, m.start() - 10):m.end() + 10])
+                  for m in re.finditer(r"\d(?:\.\d+)?\s*×(?!\s*\d)", text)]
+    return found
+
+
+def english_interface(soup: BeautifulSoup) -> list[str]:
+    labels = [tag.get("title") or tag.get("aria-label") or "" for tag in soup.select("[title], [aria-label]")]
+    return [label for label in labels if label.startswith("Switch to")]
+
+
+RULES = {
+    "off-glossary terms": off_glossary_terms,
+    "italics on Chinese text (use bold)": italic_chinese,
+    "spaces between Chinese characters": spaces_between_chinese,
+    "ratios in prose written with × (use 倍)": ratios_with_times,
+    "English interface labels": english_interface,
+}
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("source", CHINESE, ids=page_id)
+def test_chinese_page_follows_the_rule(built_site, source, rule):
+    site, _ = built_site
+    html = (site / page_url(source).lstrip("/") / "index.html").read_text(encoding="utf-8")
+    broken = RULES[rule](BeautifulSoup(html, "html.parser"))
+    assert not broken, f"{source}: {rule}:\n" + "\n".join(broken[:15])
+
+
+# --- each rule fails on a page that breaks it ----------------------------------------
+
+BROKEN = """<html><body><article class="md-content__inner">
+<p>用完之后要注销钩子，再看<a href="x">叶子节点</a>。</p>
+<p>原因见
+<a href="leaf/">叶子节点</a>。模型。 一个<code>x</code>。</p>
+<p>这是 <em>中间变量</em>，<em>not Chinese</em>。</p>
+<p>时间是 0.22× 的基线，形状为 3×3。原地操作和操作系统都可以。</p>
+<table><tr><td>1.23×</td></tr></table>
+</article><label title="Switch to dark mode"></label></body></html>"""
+
+
+def test_each_rule_fails_on_a_page_that_breaks_it():
+    soup = lambda: BeautifulSoup(BROKEN, "html.parser")  # noqa: E731 - ratios_with_times edits its soup
+    assert [found.split(":")[0] for found in off_glossary_terms(soup())] == ["'注销' (use 移除)"]
+    assert italic_chinese(soup()) == ["<em>中间变量</em>"]
+    assert spaces_between_chinese(soup()) == [
+        "'原因见\\n叶子节点。模型。 '", "'\\n叶子节点。模型。 一个x。'", "'这是 中间变量，not '",
+    ]
+    assert ratios_with_times(soup()) == ["'时间是 0.22× 的基线，形状为 3'"]
+    assert english_interface(soup()) == ["Switch to dark mode"]
+
+
+def test_the_build_removes_spaces_between_chinese_characters():
+    from chinese_line_breaks import join_wide_text
+
+    html = join_wide_text(BROKEN)
+    assert spaces_between_chinese(BeautifulSoup(html, "html.parser")) == []
+    assert "见 <code>x</code>" in join_wide_text("见 <code>x</code>"), "Chinese next to code keeps its space"
