@@ -171,3 +171,21 @@ def test_the_publish_workflow_tests_then_deploys_to_pages(tmp_path):
     assert {"actions/configure-pages", "actions/upload-pages-artifact", "actions/deploy-pages"} <= set(uses)
     push = next(step["run"] for step in publish["steps"] if "ghp-import" in step.get("run", ""))
     assert f"--branch {page_notebooks.PUBLISHED_BRANCH}" in push
+
+
+# --- abbreviations, from the glossary -------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_glossary_abbreviation_has_its_tooltip_where_it_is_used(built_page, language):
+    from glossary_abbreviations import abbreviations
+
+    defined = abbreviations(ROOT / "docs" / language / "glossary.md", language)
+    assert {abbr for abbr, _ in defined} >= {"DDP", "BPTT", "VJP"}
+    missing = []
+    for abbr, tooltip in defined:
+        shown = [source for source in sources(language)
+                 if built_page(page_url(source)).select_one(f'article abbr[title="{tooltip}"]')]
+        if not shown:
+            missing.append(f"{abbr}: no {language} page shows it with the glossary's tooltip")
+    assert not missing, "\n".join(missing)
