@@ -8,6 +8,10 @@ Here the index is split after the last build: English pages stay in
 /<locale>/search/search_index.json with their locations made relative to
 /<locale>/, and the pages of that locale point Material's `base` (where its
 search fetches the index and resolves result links) at /<locale>/.
+
+Chinese pages also get the site's terms (the jieba dictionary the index was
+segmented with) in their configuration, as ``search_terms``: the browser cuts
+a query with them (docs/assets/javascripts/search-segmentation.js).
 """
 
 from __future__ import annotations
@@ -27,6 +31,13 @@ def _locales(config) -> tuple[str, list[str]]:
     return default, [lang.locale for lang in languages if not lang.default and lang.build]
 
 
+def _terms(config) -> list[str]:
+    """The words jieba keeps whole, from the search plugin's user dictionary (one "word freq tag" a line)."""
+    search = config.plugins.get("material/search") or config.plugins["search"]
+    dictionary = Path(config.config_file_path).parent / search.config["jieba_dict_user"]
+    return [line.split()[0] for line in dictionary.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def _rebase(output: str, config) -> str:
     default, _ = _locales(config)
     locale = config.theme["language"]
@@ -36,6 +47,7 @@ def _rebase(output: str, config) -> str:
     def rebase(match: re.Match) -> str:
         app = json.loads(match.group(2))
         app["base"] = f"{app['base'].rstrip('/')}/{locale}/"  # a folder: Material resolves URLs against it
+        app["search_terms"] = _terms(config)
         return match.group(1) + json.dumps(app, sort_keys=True) + match.group(3)
 
     return _CONFIG.sub(rebase, output, count=1)

@@ -29,9 +29,19 @@ QUERIES = [
     ("zh", "paste", ERROR_MESSAGE, "/zh/troubleshooting/"),
     ("zh", "ime", "热力图", "/zh/modules/grad-cam/"),
     ("zh", "ime", "术语表", "/zh/glossary/"),
+    # Questions as readers type them: Chinese without spaces, mixed with API names
+    # (docs/assets/javascripts/search-segmentation.js); the page must come in the first three.
+    ("zh", "question", "中间变量的梯度为None", "/zh/intermediate/"),
+    ("zh", "question", "detach和data的区别", "/zh/turning-gradients-off/"),
+    ("zh", "question", "钩子不起作用", "/zh/intermediate/hooks/"),
+    ("zh", "question", "如何获取中间层的梯度", "/zh/modules/layer-hooks/"),
+    ("zh", "question", "反向传播两次报错", "/zh/retain-graph/"),
+    ("en", "question", "no_grad vs requires_grad False", "/turning-gradients-off/"),
+    ("en", "question", "why is grad None for intermediate tensor", "/intermediate/"),
+    ("en", "question", "hook does nothing", "/intermediate/hooks/"),
 ]
 
-CHINESE_TERM_RANK = 3
+CHINESE_TERM_RANK = 3  # and for questions
 
 INPUT = ".md-search__input"
 RESULTS = ".md-search-result__item > a"
@@ -71,7 +81,7 @@ def test_search_finds_the_right_page(search_pages, server, language, how, query,
     page.wait_for_function("() => !document.querySelector('.md-search-result__item')")
     if how == "type":
         page.keyboard.type(query)
-    elif how == "ime":
+    elif how in ("ime", "question"):
         page.keyboard.insert_text(query)  # what an input method does when the reader picks the words
         page.keyboard.press("End")
     else:
@@ -88,8 +98,19 @@ def test_search_finds_the_right_page(search_pages, server, language, how, query,
     if expected is None:
         # The index holds both languages; an English page may mention 梯度 (the glossary).
         assert found[0].startswith("/zh/"), f"searching {query!r}: the first result is not Chinese: {found[:5]}"
-    elif how == "ime":
+    elif how in ("ime", "question"):
         first = list(dict.fromkeys(found))[:CHINESE_TERM_RANK]
         assert expected in first, f"searching {query!r}: expected {expected} in the first {CHINESE_TERM_RANK} pages, got {first}"
     else:
         assert found[0] == expected, f"searching {query!r}: expected {expected} first, got {found[:5]}"
+
+
+@pytest.mark.parametrize("query, words", [
+    ("中间变量的梯度为None", "中间变量 梯度 None"),
+    ("detach和data的区别", "detach data"),
+    ("no_grad vs requires_grad False", "no_grad requires_grad False"),
+    ("retain_grad", "retain_grad"),
+])
+def test_a_query_is_split_as_the_pages_were(search_pages, query, words):
+    """Chinese cut into the site's terms and words, split from Latin, particles dropped."""
+    assert search_pages["zh"].evaluate("query => window.__segmentSearchQuery(query)", query) == words
