@@ -16,6 +16,13 @@ starts in the page's own code, none of this plugin's or pytest's frames.
 Malformed markup (an unclosed fence, a misplaced marker, a fence that would
 not run and does not say why) is a collection error naming the page and line.
 
+A Chinese page runs the same code as its English twin, comments aside
+(tests/test_translation_parity.py), so when both are collected the Chinese
+page's blocks are checked against the runs of its twin's blocks rather than
+run a second time (what a block prints does not depend on its comments);
+twins therefore stay on one pytest-xdist worker. A page collected without its
+twin, or whose code differs from it, runs itself.
+
 This plugin is loaded for every pytest run (``-p docs_plugin`` in
 pyproject.toml), so it works for paths given on the command line as well as
 for plain ``pytest``, whose testpaths include docs/. It collects the ``.md``
@@ -25,14 +32,18 @@ and ``.ipynb`` files under the folders the ini setting ``docs_sources`` names
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
 import pytest
-from sitepages import Block, PageFormatError, parse, silently_skipped
+from dataclasses import replace
+
+from sitepages import DEFAULT_LANGUAGE, Block, PageFormatError, language_of, parse, silently_skipped, twin
 from sitepages.rewrite import rewrite_outputs
 
 from engine.execute import BlockRun, execute, new_session
+from twins import without_comments
 
 UPDATE = "--update-outputs"
 
@@ -54,9 +65,11 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     os.chdir(config.rootpath)  # pages run, and are named in messages and tracebacks, relative to it
     config.stash[_REWRITES] = {}
+    config.stash[_COLLECTED] = {}
 
 
 _REWRITES = pytest.StashKey[dict]()
+_COLLECTED = pytest.StashKey[dict]()  # page path (relative) -> its SourceFile
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # before xdist's own answer (a firstresult hook)
@@ -97,21 +110,42 @@ class SourceFile(pytest.File):
                 'runs); make it ```python, or put <!--pytest.mark.skip(reason="why it is not run")--> '
                 "on the line above it",
             )
+        self.source = source
         self.blocks = [block for block in blocks if block.runs]
         self.runs: list[BlockRun] = []
         self.session_module = new_session()
+        self.config.stash[_COLLECTED][source] = self
+        # A page and its twins on one worker: a page is one session, and a twin reuses its runs.
+        group = Path(*source.parts[2:]).as_posix() if source.parts[0] == "docs" else str(source)
         for index, block in enumerate(self.blocks):
             name = f"cell {block.cell}" if block.cell is not None else f"line {block.line}"
             item = BlockItem.from_parent(self, name=name, index=index)
-            item.add_marker(pytest.mark.xdist_group(str(source)))  # a page is one session: one worker
+            item.add_marker(pytest.mark.xdist_group(group))
             yield item
+
+    @functools.cached_property
+    def _twin_with_the_same_code(self) -> SourceFile | None:
+        if language_of(self.source) == DEFAULT_LANGUAGE or self.source.parts[0] != "docs":
+            return None
+        other = self.config.stash[_COLLECTED].get(twin(self.source, DEFAULT_LANGUAGE))
+        if other is None or [without_comments(b) for b in other.blocks] != [without_comments(b) for b in self.blocks]:
+            return None
+        return other
 
     def run_through(self, index: int) -> BlockRun | None:
         """Run the blocks up to ``index`` (those not run yet); None if an earlier block raised."""
+        original = self._twin_with_the_same_code
         while len(self.runs) <= index:
             if self.runs and self.runs[-1].traceback:
                 return None
-            self.runs += execute([self.blocks[len(self.runs)]], self.session_module)
+            position = len(self.runs)
+            if original is not None:
+                ran = original.run_through(position)
+                if ran is None:
+                    return None
+                self.runs.append(replace(ran, block=self.blocks[position]))
+            else:
+                self.runs += execute([self.blocks[position]], self.session_module)
         return self.runs[index]
 
     def repr_failure(self, excinfo, style=None):

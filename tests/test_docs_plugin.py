@@ -197,3 +197,39 @@ def test_update_outputs_writes_a_notebook_in_canonical_form(project):
     wanted = dumps(new_notebook([markdown_cell("# A lab"), code_cell("print(6 * 7)", "42\n"), code_cell("y = 1")]))
     assert lab.read_text(encoding="utf-8") == wanted
     project.runpytest("docs/en/lab.ipynb").assert_outcomes(passed=2)
+
+
+TWIN = """# A page
+
+```python
+from pathlib import Path
+runs = Path("runs.txt")
+runs.write_text(runs.read_text() + "x" if runs.exists() else "x")  # COMMENT
+print(len(runs.read_text()))
+```
+
+<!--pytest-codeblocks:expected-output-->
+```text
+OUTPUT
+```
+"""
+
+
+def test_a_chinese_twin_with_the_same_code_is_checked_against_the_english_run(project):
+    _write(project, "en/page.md", TWIN.replace("OUTPUT", "1"))
+    _write(project, "zh/page.md", TWIN.replace("COMMENT", "注释").replace("OUTPUT", "1"))
+    project.runpytest("docs").assert_outcomes(passed=2)
+    assert (project.path / "runs.txt").read_text() == "x", "the Chinese page's code ran a second time"
+
+
+def test_a_twin_is_still_checked_against_its_own_outputs_and_runs_itself_when_its_code_differs(project):
+    _write(project, "en/page.md", TWIN.replace("OUTPUT", "1"))
+    _write(project, "zh/page.md", TWIN.replace("OUTPUT", "2"))
+    result = project.runpytest("docs")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["docs/zh/page.md:3: printed output differs*", "-2", "+1"])
+    (project.path / "runs.txt").unlink()
+    _write(project, "zh/page.md", TWIN.replace("print(len(runs.read_text()))", "print(len(runs.read_text()) * 1)")
+           .replace("OUTPUT", "2"))
+    project.runpytest("docs").assert_outcomes(passed=2)
+    assert (project.path / "runs.txt").read_text() == "xx", "a twin whose code differs runs itself"
