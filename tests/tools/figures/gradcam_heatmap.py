@@ -33,7 +33,8 @@ TEXT = {
         "scale": "Grad-CAM value",
         "label": (
             "Left: the {ih} by {iw} noisy input image. Middle: the {ch} by "
-            "{cw} Grad-CAM map, brightest at row {row}, column {col}. "
+            "{cw} Grad-CAM map, brightest in the cell with 0-based index "
+            "({row}, {col}), that is row {row1}, column {col1} counting from 1. "
             "Right: the map drawn over the image."
         ),
     },
@@ -45,7 +46,8 @@ TEXT = {
         "scale": "Grad-CAM 值",
         "label": (
             "左：{ih}×{iw} 的含噪声输入图像。中：{ch}×{cw} 的 Grad-CAM "
-            "热力图，第 {row} 行第 {col} 列最亮。右：叠加在图像上的热力图。"
+            "热力图，最亮的是下标为 ({row}, {col}) 的格子（下标从 0 开始），"
+            "即第 {row1} 行第 {col1} 列。右：叠加在图像上的热力图。"
         ),
     },
 }
@@ -141,7 +143,9 @@ def svg(image: list[list[float]], cam: list[list[float]], language: str, theme: 
     flat = [value for row in cam for value in row]
     row, col = divmod(flat.index(max(flat)), cw)
     title = text["title"]
-    label = text["label"].format(ih=ih, iw=iw, ch=ch, cw=cw, row=row, col=col)
+    label = text["label"].format(
+        ih=ih, iw=iw, ch=ch, cw=cw, row=row, col=col, row1=row + 1, col1=col + 1
+    )
     xs = [MARGIN + k * (PANEL + GAP) for k in range(3)]
     y0 = TOP
     font = 'font-family="sans-serif"'
