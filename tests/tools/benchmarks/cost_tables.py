@@ -46,7 +46,7 @@ WORDS = {
         "gpu": "GPU", "load": "Load average (1 min) at start / end",
     },
     "zh": {
-        "batch": "批大小", "baseline_time": "普通 `backward()`", "baseline_mem": "普通 `backward()`",
+        "batch": "批量大小", "baseline_time": "普通 `backward()`", "baseline_mem": "普通 `backward()`",
         "model": "模型", "mode": "模式", "time": "时间", "peak": "峰值", "held": "前向传播后仍占用",
         "cpu": "CPU", "cores": "核", "threads": "线程数（`torch.set_num_threads`）", "torch": "torch",
         "python": "Python", "os": "操作系统", "date": "测量时间", "command": "命令",
@@ -128,15 +128,18 @@ def _ratio(results: dict, model: str, method: str, k: int, what: str) -> list[fl
     ]
 
 
-def _span(values: list[float]) -> str:
+def _span(values: list[float], unit: str = "×") -> str:
+    """A range of ratios, '0.96–1.16×'; in Chinese prose unit=' 倍' gives '0.96–1.16 倍'."""
     low, high = min(values), max(values)
-    return _x(low) if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}×"
+    return f"{low:.2f}{unit}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}{unit}"
 
 
 def summary(results: dict, lang: str) -> str:
     """The figures the advice cites, computed from the results (both models, both batch sizes)."""
+    unit = "×" if lang == "en" else " 倍"  # the summary is prose: Chinese prose writes ratios with 倍
+
     def span(method, k, what):
-        return _span(_ratio(results, "mlp", method, k, what) + _ratio(results, "cnn", method, k, what))
+        return _span(_ratio(results, "mlp", method, k, what) + _ratio(results, "cnn", method, k, what), unit)
 
     peaks = [e["peak_ratio"] for c in results["cases"] for e in c["forward"] if e["mode"] == "no_grad"]
     inference = [e["peak_ratio"] for c in results["cases"] for e in c["forward"] if e["mode"] == "inference_mode"]
@@ -160,17 +163,17 @@ def summary(results: dict, lang: str) -> str:
     else:
         lines = [
             f"- 对 16 个张量使用 `retain_grad()` 和 `register_hook`：耗时分别是普通 `backward()` 的 "
-            f"{span('retain_grad', 16, 'time_ratio')} 和 {span('hooks', 16, 'time_ratio')}；"
-            f"峰值内存分别是 {span('retain_grad', 16, 'memory_ratio')} 和 {span('hooks', 16, 'memory_ratio')}。",
+            f"{span('retain_grad', 16, 'time_ratio')}和 {span('hooks', 16, 'time_ratio')}；"
+            f"峰值内存分别是 {span('retain_grad', 16, 'memory_ratio')}和 {span('hooks', 16, 'memory_ratio')}。",
             f"- 一次 `autograd.grad` 调用，输入为 16 个张量加上全部参数组成的元组："
-            f"耗时 {span('tuple', 16, 'time_ratio')}，峰值内存 {span('tuple', 16, 'memory_ratio')}。",
+            f"耗时为 {span('tuple', 16, 'time_ratio')}，峰值内存为 {span('tuple', 16, 'memory_ratio')}。",
             f"- 16 次单独的 `autograd.grad` 调用（`retain_graph=True`），再调用 `backward()`："
-            f"耗时 {span('separate', 16, 'time_ratio')}（只调用一次时为 {span('separate', 1, 'time_ratio')}）。",
+            f"耗时为 {span('separate', 16, 'time_ratio')}（只调用一次时为 {span('separate', 1, 'time_ratio')}）。",
             f"- 只对中间变量调用 `autograd.grad`、不求参数梯度：k = 1 时耗时是普通 `backward()` 的 "
             f"{span('tensors_only', 1, 'time_ratio')}，k = 16 时为 {span('tensors_only', 16, 'time_ratio')}。",
-            f"- 在 `torch.no_grad()` 下做前向传播：峰值内存是正常模式的 {_span(peaks)}"
-            f"（`inference_mode`：{_span(inference)}）；前向传播结束、输出仍保留时，仍占用的内存是正常模式的 "
-            f"{_span(held)}。",
+            f"- 在 `torch.no_grad()` 下做前向传播：峰值内存是正常模式的 {_span(peaks, unit)}"
+            f"（`inference_mode`：{_span(inference, unit)}）；前向传播结束、输出仍保留时，仍占用的内存是正常模式的 "
+            f"{_span(held, unit)}。",
         ]
     return "\n".join(lines)
 
