@@ -42,11 +42,11 @@ def test_stored_results_cover_every_method_and_k():
 # Pages whose advice quotes the measured ratios. Their prose is written by hand,
 # so when the benchmark is run again this names every figure that went stale.
 CITING_PAGES = ["choosing-a-method.md", "turning-gradients-off.md", "intermediate/index.md"]
-_RATIO = re.compile(r"(\d+\.\d+)(?:[–-](\d+\.\d+))?×")
+_RATIO = re.compile(r"(\d+\.\d+)(?:[–-](\d+\.\d+))?\s*(?:×|倍)")
 
 
 def cited_ratios(text: str) -> list[str]:
-    """Every ratio written as 1.23× or as a range 0.96–1.16×."""
+    """Every ratio written as 1.23× or as a range 0.96–1.16× (in Chinese prose: 1.23 倍, 0.96–1.16 倍)."""
     return [number for match in _RATIO.findall(text) for number in match if number]
 
 
@@ -63,3 +63,4 @@ def test_ratios_quoted_elsewhere_are_on_the_cost_page(language, page):
 
 def test_quoted_ratio_check_sees_ranges_and_single_figures():
     assert cited_ratios("took 0.96–1.16× the time, and 3.40× for 16 calls") == ["0.96", "1.16", "3.40"]
+    assert cited_ratios("时间是 0.96–1.16 倍，16 次调用是 3.40 倍") == ["0.96", "1.16", "3.40"]

@@ -205,7 +205,7 @@ SEARCHES = [(query, "en", page) for query, page in BOTH] + [(query, "zh", "zh/" 
     ("混合精度", "zh", "zh/training/mixed-precision/"),
     ("梯度缩放", "zh", "zh/training/mixed-precision/"),
     ("图中断", "zh", "zh/training/compile-and-checkpoint/"),
-    ("编译式自动求导", "zh", "zh/training/compile-and-checkpoint/"),
+    ("编译式自动微分", "zh", "zh/training/compile-and-checkpoint/"),
     ("激活检查点", "zh", "zh/training/compile-and-checkpoint/"),
     ("梯度检查点", "zh", "zh/training/compile-and-checkpoint/"),
     ("重计算", "zh", "zh/training/compile-and-checkpoint/"),
