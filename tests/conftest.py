@@ -5,6 +5,7 @@ tests/docs_plugin.py runs everything from the repository root.
 """
 
 import functools
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
+from filelock import FileLock
 from sitepages import ROOT
 
 from browser.harness import SUBPATH
@@ -23,29 +25,50 @@ SITE_URL = f"https://docs.example.org{SUBPATH}"
 REPO_URL = "https://github.com/example-org/intermediate-gradients"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups from the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Keep together, on one pytest-xdist worker, the tests that share an expensive session fixture:
-    everything that reads the built site (one strict build, one browser), and the portability pass
-    (one fresh-interpreter server per environment for all pages)."""
+    """Keep on one pytest-xdist worker the tests that share an expensive per-worker fixture: the
+    page visits in one browser, the search index in a browser, the parsed built pages, and the
+    portability pass (one fresh-interpreter server per environment for all pages). The site
+    itself is built once for all workers (``built_site``)."""
     browser_tests = Path(__file__).parent / "browser"
     for item in items:
-        if "built_site" in getattr(item, "fixturenames", ()) or item.path.is_relative_to(browser_tests):
-            item.add_marker(pytest.mark.xdist_group("site"))
-        elif "replays" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("portability"))
+        names = getattr(item, "fixturenames", ())
+        if "visitor" in names:
+            group = "browser-visits"
+        elif item.path.name == "test_search.py" and item.path.is_relative_to(browser_tests):
+            group = "browser-search"
+        elif item.path.is_relative_to(browser_tests):
+            group = "browser-other"
+        elif "built_site" in names or "built_page" in names:
+            group = "built-site"
+        elif "replays" in names:
+            group = "portability"
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory):
-    """The site, built once per session with `mkdocs build --strict` for SITE_URL and REPO_URL:
-    (site dir, CompletedProcess)."""
-    site = tmp_path_factory.mktemp("site")
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT, capture_output=True, text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL, "REPO_URL": REPO_URL},
-    )
-    return site, result
+def built_site(tmp_path_factory, worker_id):
+    """The site, built with `mkdocs build --strict` for SITE_URL and REPO_URL: (site dir, CompletedProcess).
+
+    Built once per run: under pytest-xdist the first worker that needs it builds
+    it, under a file lock, in the folder the workers of this run share, and the
+    others wait for it and reuse it.
+    """
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    site, log = shared / "site", shared / "site-build.json"
+    with FileLock(str(shared / "site-build.lock")):
+        if not log.is_file():
+            result = subprocess.run(
+                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                cwd=ROOT, capture_output=True, text=True,
+                env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL, "REPO_URL": REPO_URL},
+            )
+            log.write_text(json.dumps([result.returncode, result.stdout, result.stderr]), encoding="utf-8")
+    returncode, stdout, stderr = json.loads(log.read_text(encoding="utf-8"))
+    return site, subprocess.CompletedProcess(["mkdocs", "build"], returncode, stdout, stderr)
 
 
 @pytest.fixture(scope="session")

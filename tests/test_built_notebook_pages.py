@@ -20,16 +20,14 @@ from jupyter_light import lighten
 NOTEBOOK_PAGE_BUDGET = 600 * 1024
 
 
-def _built(built_site, notebook: Path) -> tuple[Path, Path, BeautifulSoup]:
-    site, result = built_site
-    assert result.returncode == 0, "the site did not build; see test_mkdocs_build_strict_has_no_warnings"
-    built = site / page_url(notebook).lstrip("/") / "index.html"
-    return site, built, BeautifulSoup(built.read_text(encoding="utf-8"), "html.parser")
+def _built(built_site, built_page, notebook: Path) -> tuple[Path, Path, BeautifulSoup]:
+    site, _ = built_site
+    return site, site / page_url(notebook).lstrip("/") / "index.html", built_page(page_url(notebook))
 
 
 @pytest.mark.parametrize("notebook", notebooks(), ids=page_id)
-def test_notebook_page_is_rendered_not_raw_json(built_site, notebook):
-    _, built, soup = _built(built_site, notebook)
+def test_notebook_page_is_rendered_not_raw_json(built_site, built_page, notebook):
+    _, built, soup = _built(built_site, built_page, notebook)
     text = built.read_text(encoding="utf-8")
     assert not text.lstrip().startswith("{") and '"cell_type":' not in text, (
         f"{notebook} was copied as raw JSON (mkdocs-static-i18n #198; see docs/hooks/jupyter_i18n.py)"
@@ -45,8 +43,8 @@ def test_notebook_page_is_rendered_not_raw_json(built_site, notebook):
 
 
 @pytest.mark.parametrize("notebook", notebooks(), ids=page_id)
-def test_notebook_page_offers_its_notebook_for_download(built_site, notebook):
-    _, built, soup = _built(built_site, notebook)
+def test_notebook_page_offers_its_notebook_for_download(built_site, built_page, notebook):
+    _, built, soup = _built(built_site, built_page, notebook)
     link = soup.select_one("p.notebook-download a[download]")
     assert link is not None and link["href"] == notebook.name, f"{built}: download link {link}"
     assert (built.parent / link["href"]).read_bytes() == (ROOT / notebook).read_bytes()
@@ -67,8 +65,8 @@ def _page_weight(built: Path, soup: BeautifulSoup) -> int:
 
 
 @pytest.mark.parametrize("notebook", notebooks(), ids=page_id)
-def test_notebook_page_is_light_and_loads_nothing_from_outside(built_site, notebook):
-    _, built, soup = _built(built_site, notebook)
+def test_notebook_page_is_light_and_loads_nothing_from_outside(built_site, built_page, notebook):
+    _, built, soup = _built(built_site, built_page, notebook)
     outside = [
         str(tag)[:120] for tag in soup.select("script[src], link[href]")
         if (tag.get("src") or tag.get("href", "")).startswith(("http:", "https:", "//"))

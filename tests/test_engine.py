@@ -4,6 +4,9 @@ Each test feeds it a small page that breaks one rule and asserts the report
 names the rule, the page and the line, so no guard is one that cannot fail.
 """
 
+import os
+import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +168,22 @@ def test_a_fresh_interpreter_starts_clean_and_its_death_is_reported(tmp_path):
     results = Replay({"state": parse(state), "dies": parse(dies)}).results()
     assert results["state"][0].stdout == "[]\nTrue\n"
     assert "was killed by signal SIGKILL" in results["dies"][0].traceback
+
+
+def test_processes_a_page_leaves_behind_are_stopped_with_its_interpreter(tmp_path):
+    page = _page(tmp_path, _python(
+        "import subprocess, sys\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        "print(child.pid)"
+    ))
+    [run] = Replay({"page": parse(page)}).results()["page"]
+    pid = int(run.stdout)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    raise AssertionError(f"the process {pid} that the page started outlived its interpreter")

@@ -79,7 +79,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def translate_path(self, path: str) -> str:
         site_path = urlsplit(path).path
         if not site_path.startswith(self.prefix):
-            return str(Path(self.directory) / "\0outside the site's prefix")  # no such file: a 404
+            return str(Path(self.directory) / ".outside-the-site-prefix" / "none")  # no such file: a 404
         return super().translate_path("/" + path[len(self.prefix):])
 
     def send_error(self, code, message=None, explain=None):

@@ -11,6 +11,7 @@ import pytest
 from sitepages import language_of, page_id, page_url, sources, twin
 
 from browser.harness import broken_links, built_pages
+from browser.visits import SWITCHER_CLICKED
 
 SOURCES = sources()
 
@@ -43,13 +44,19 @@ def test_page_loads_without_errors_or_outside_requests(visitor, source):
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=page_id)
-def test_language_switcher_lands_on_the_twin(visitor, source):
+def test_language_switcher_leads_to_the_twin(visitor, source):
     path = page_url(source)
     visit = visitor.visit(path)
-    assert visit.landed == _twin_url(source), (
-        f"{path}: the language switcher ({visit.switcher}) landed on {visit.landed or 'nothing'}, "
+    assert visit.switcher_target == _twin_url(source), (
+        f"{path}: the language switcher ({visit.switcher}) points at {visit.switcher_target or 'nothing'}, "
         f"expected {_twin_url(source)}"
     )
+    if path in SWITCHER_CLICKED:
+        assert visit.landed == _twin_url(source), f"{path}: clicking the language switcher landed on {visit.landed}"
+
+
+def test_the_clicked_switchers_are_pages_of_the_site(visitor):
+    assert SWITCHER_CLICKED <= {page_url(source) for source in SOURCES}
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=page_id)

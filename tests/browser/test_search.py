@@ -20,7 +20,7 @@ ERROR_MESSAGE = "element 0 of tensors does not require grad and does not have a 
 #  that only shares the term's characters can outrank the page about the term.
 QUERIES = [
     ("en", "type", "retain_grad", "/intermediate/retain-grad/"),
-    ("en", "type", "hook", "/intermediate/hooks/"),
+    ("en", "paste", "hook", "/intermediate/hooks/"),
     ("en", "paste", ERROR_MESSAGE, "/troubleshooting/"),
     ("zh", "ime", "梯度", None),
     ("zh", "ime", "叶子节点", "/zh/leaf-nodes/"),

@@ -62,14 +62,15 @@ class Visit:
     axe_violations: list[dict] | None = None  # serious and critical; None: axe-core is not installed
     phone_widths: tuple[int, int] = (0, 0)
     switcher: dict[str, str] = field(default_factory=dict)
-    landed: str = ""
+    switcher_target: str = ""  # where the switcher's link to the other language points (a site path)
+    landed: str = ""  # where clicking it landed (on the pages of SWITCHER_CLICKED)
     images: list[str] = field(default_factory=list)  # src of every img in the content
     notebook_cells: dict | None = None  # None: not a notebook page
-    # The first ```python block: what its copy button put on the clipboard, and
-    # the output block shown right after it ("" when there is none).
+    # The first ```python block: the text its copy button copies (the element
+    # its data-clipboard-target names), and the output block shown right after it
+    # ("" when there is none).
     has_python: bool = False
-    copied: str | None = None
-    copy_problem: str = ""
+    copy_target: str | None = None
     shown_output: str = ""
 
 
@@ -77,6 +78,8 @@ class Visit:
 COLLECT = """() => {
   const visible = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
   const block = document.querySelector('.md-content div.language-python.highlight');
+  const button = block && block.querySelector('button[data-md-type=copy]');
+  const target = button && document.querySelector(button.dataset.clipboardTarget);
   let output = '';
   const next = block && block.nextElementSibling;
   if (next && next.matches('div.language-text.highlight')
@@ -91,6 +94,7 @@ COLLECT = """() => {
                                     .map(a => [a.hreflang, a.href])),
     images: [...document.querySelectorAll('.md-content img')].map(img => img.getAttribute('src')),
     has_python: !!block,
+    copy_target: target ? target.textContent : null,
     shown_output: output,
     notebook_cells: wrapper ? {
       cells: cells.length,
@@ -101,7 +105,6 @@ COLLECT = """() => {
     } : null,
   };
 }"""
-COPY_BUTTON = "button[data-md-type=copy], .md-clipboard"
 
 # axe-core on the whole document, started without waiting: the result is
 # collected later, while the other tab loads its next page.
@@ -115,7 +118,22 @@ COPY_BUTTON = "button[data-md-type=copy], .md-clipboard"
 # The assumption: an element is judged as another with the same signature is.
 # (It does not cover text overlapped by another element; Material positions
 # none over the content.)
+#
+# Most of every rule's time goes into the thousands of highlighted code tokens
+# of a page, which come in few kinds: one token of each kind (its CSS class, in
+# each kind of block and container) stays; the others, same colours on the same
+# background, are unwrapped into plain text of their block, whose own colour is
+# checked. (Excluding them by selector instead costs axe-core more.)
 AXE_START = """checked => {
+  const kinds = new Set();
+  for (const token of document.querySelectorAll('.md-content pre span')) {
+    if (token.children.length) continue;
+    const block = token.closest('pre').parentElement;
+    const around = token.closest('.admonition, details, .tabbed-block, .jp-Cell');
+    const kind = [token.className, block.className, around ? around.className : ''].join('|');
+    if (kinds.has(kind)) token.replaceWith(token.textContent);
+    else kinds.add(kind);
+  }
   const seen = new Set(checked);
   const fresh = new Set();
   const backgrounds = new Map();
@@ -160,6 +178,14 @@ AXE_COLLECT = """async () => {
   }))];
 }"""
 
+# Pages whose language switcher is clicked for real: the homes, whose links once
+# were root-absolute, and a tutorial and a notebook page per language. That
+# shows Material's script leaves the click where the link points; on the other
+# pages the link's target is checked.
+SWITCHER_CLICKED = {
+    "/", "/zh/", "/leaf-nodes/", "/zh/leaf-nodes/", "/notebooks/layer-gradients/", "/zh/notebooks/layer-gradients/",
+}
+
 _EMPTIED_INDEX: dict = {}
 
 
@@ -167,6 +193,10 @@ def _empty_search_index(route) -> None:
     if not _EMPTIED_INDEX:
         _EMPTIED_INDEX.update(route.fetch().json(), docs=[])
     route.fulfill(json=_EMPTIED_INDEX)
+
+
+def _idle_worker(route) -> None:
+    route.fulfill(status=200, content_type="application/javascript", body="// no search in these visits\n")
 
 
 def _stub_documents(route) -> None:
@@ -225,32 +255,20 @@ class Lane:
         if self.axe:
             page.evaluate(AXE_START, sorted(self.contrast_checked))
 
-    def _copy_first_python_block(self, visit: Visit) -> None:
-        block = self.page.locator(".md-content div.language-python.highlight").first
-        try:
-            self.page.evaluate("() => navigator.clipboard.writeText('')")
-            # A script click: Playwright's own click waits for the button, which
-            # Material shows on hover, to be visible and still, about a second.
-            block.locator(COPY_BUTTON).first.evaluate("button => button.click()", timeout=3000)
-            visit.copied = self.page.evaluate("() => navigator.clipboard.readText()")
-        except Exception as error:  # noqa: BLE001  (reported by the copy test)
-            visit.copy_problem = f"{type(error).__name__}: {str(error).splitlines()[0]}"
-
     def finish(self) -> Visit:
-        """Collect axe-core's result, copy a code block, measure at 375 px, follow the language switcher."""
+        """Collect axe-core's result, measure at 375 px, follow the language switcher."""
         visit, page = self.current, self.page
         if self.axe:
             signatures, visit.axe_violations = page.evaluate(AXE_COLLECT)
             self.contrast_checked.update(signatures)
-        if visit.has_python:  # after axe-core: the "Copied" toast fades in for a while
-            self._copy_first_python_block(visit)
         page.set_viewport_size(PHONE)
         visit.phone_widths = tuple(page.evaluate(
             "() => [document.documentElement.scrollWidth, window.innerWidth]"))
         self.current = None  # what follows belongs to the twin's own visit
         other = "zh" if language_of(visit.path) == "en" else "en"
+        visit.switcher_target = self.server.site_path(visit.switcher.get(other, "")) or visit.switcher.get(other, "")
         link = page.locator(f"a.md-select__link[hreflang={other}]")
-        if link.count() == 1:
+        if visit.path in SWITCHER_CLICKED and link.count() == 1:
             # A script click: the link sits in a hover menu, and Material's own
             # click handler (which may rewrite the target) still runs. Where it
             # lands is all this needs: the twin's document is a stub, so no time
@@ -266,22 +284,31 @@ class Lane:
 
 
 class Visitor:
-    """Visits every page once, in two tabs: one loads while the other's axe-core runs."""
+    """Visits every page once, in two tabs: one loads while the other's axe-core runs.
+
+    Each tab has a browser context of its own, so Chromium gives each its own
+    renderer process and the two can use two cores.
+    """
 
     LANES = 2
 
     def __init__(self, contexts: Contexts, server: SiteServer, pages: list[str], axe_source: str | None):
         self.pages = pages
         self.contexts = contexts
-        self.context = contexts(permissions=["clipboard-read", "clipboard-write"])
-        # Every page load makes Material build the search index of the whole
-        # language in a worker; these visits do not search (test_search.py does,
-        # with the real index), so they get an index without pages.
-        self.context.route("**/search/search_index.json", _empty_search_index)
-        if axe_source:
-            self.context.add_init_script(axe_source)
         contrast_checked: set[str] = set()
-        self.lanes = [Lane(self.context, server, bool(axe_source), contrast_checked) for _ in range(self.LANES)]
+        self.lanes = []
+        for _ in range(self.LANES):
+            context = contexts()
+            # Every page load makes Material start its search worker and build the
+            # search index of the whole language there; these visits do not search
+            # (test_search.py does, with the real index and worker), so they get an
+            # index without pages and a worker that does nothing.
+            context.route("**/search/search_index.json", _empty_search_index)
+            context.route("**/workers/search.*.min.js", _idle_worker)
+            if axe_source:
+                context.add_init_script(axe_source)
+            self.lanes.append(Lane(context, server, bool(axe_source), contrast_checked))
+        self.context = self.lanes[0].page.context  # the one a single visit uses
         self.cache: dict[str, Visit] = {}
 
     def visit(self, path: str) -> Visit:

@@ -158,6 +158,13 @@ def _child(blocks: list[Block], report: Path, scratch: Path) -> None:
     ]), encoding="utf-8")
 
 
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _describe(status: int) -> str:
     if os.WIFSIGNALED(status):
         return f"was killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
@@ -206,6 +213,7 @@ def serve() -> None:
                 sys.stderr.flush()
                 pid = os.fork()
                 if pid == 0:
+                    os.setpgid(0, 0)  # its own process group: whatever it starts is cleaned up with it
                     code = 0
                     try:
                         _child(blocks, report, scratch)
@@ -218,11 +226,12 @@ def serve() -> None:
             if pid == 0:
                 for child, (name, _, started) in list(running.items()):
                     if time.monotonic() - started > CHILD_TIMEOUT and child not in timed_out:
-                        os.kill(child, signal.SIGKILL)
+                        _kill_group(child)
                         timed_out.add(child)
                 select.select([], [], [], 0.005)
                 continue
             name, report, _ = running.pop(pid)
+            _kill_group(pid)  # processes the page started and left behind (a hung worker, say)
             if report.is_file():
                 runs = json.loads(report.read_text(encoding="utf-8"))
                 if prelude and runs:
