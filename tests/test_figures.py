@@ -145,3 +145,11 @@ def test_the_toy_graph_figure_changes_when_the_page_code_does(tmp_path, monkeypa
     assert "w = 5" in forward and "u = 15" in forward and "v = 16" in forward
     assert "∂u/∂x = 5" in backward and "∂a/∂x = 5" in backward
     assert "docs/en/figures/toy-graph-forward-light.svg" in "\n".join(stale(figures))
+
+
+def test_a_figure_value_too_close_to_a_step_is_refused():
+    from figures import gradcam_heatmap
+
+    assert gradcam_heatmap._quantized([[0.25, 1.0, 0.0]], 32, "x") == [[0.25, 1.0, 0.0]]
+    with pytest.raises(ValueError, match="another CPU could draw it differently"):
+        gradcam_heatmap._quantized([[0.505 + 1e-6]], 100, "cam")

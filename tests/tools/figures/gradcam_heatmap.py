@@ -9,11 +9,14 @@ about the picture is typed by hand except the captions.
 
 Each language gets a light and a dark variant, written as self-contained SVG:
 no script, no external font or URL, a <title> and an aria-label. Coordinates
-and colours are rounded, so the output is the same on every run.
+and colours are rounded, so the output is the same on every run, and the
+values are drawn in steps far enough from every value that another CPU's
+last-bit differences cannot change a step (``_quantized``).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -132,9 +135,27 @@ def _grids(namespace: dict[str, object]) -> tuple[list[list[float]], list[list[f
     assert image.dim() == 2 and cam.dim() == 2, (image.shape, cam.shape)
     assert 0.0 <= cam.min().item() and cam.max().item() <= 1.0, "cam is not in [0, 1]"
     shown = image.clamp(0.0, 1.0).tolist()  # the page draws on [0, 1] plus noise
-    return [[round(v, 3) for v in row] for row in shown], [
-        [round(v, 3) for v in row] for row in cam.tolist()
-    ]
+    return _quantized(shown, IMAGE_LEVELS, "image"), _quantized(cam.tolist(), CAM_LEVELS, "cam")
+
+
+# Values are drawn in steps: 32 grey levels, the map in hundredths. Another CPU
+# computes the trained map (and the noise) a little differently, in the last
+# bits; a value that close to the middle between two steps could land on the
+# other one and change the figure. So every value must keep MARGIN from those
+# midpoints, or the renderer refuses it (then choose other steps, or another seed).
+IMAGE_LEVELS, CAM_LEVELS, MARGIN = 32, 100, 1e-4
+
+
+def _quantized(grid: list[list[float]], levels: int, name: str) -> list[list[float]]:
+    for row in grid:
+        for value in row:
+            off = abs(value * levels - math.floor(value * levels) - 0.5) / levels
+            if 0.0 < value < 1.0 and off < MARGIN:
+                raise ValueError(
+                    f"{PAGE}: a value of {name} ({value!r}) lies {off:.1e} from the midpoint between two of the "
+                    f"figure's {levels} steps, closer than {MARGIN}: another CPU could draw it differently"
+                )
+    return [[round(value * levels) / levels for value in row] for row in grid]
 
 
 def svg(image: list[list[float]], cam: list[list[float]], language: str, theme: str) -> str:
