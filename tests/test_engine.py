@@ -11,33 +11,14 @@ from pathlib import Path
 
 import pytest
 from sitepages import parse
-from sitepages.notebook import code_cell, dumps, markdown_cell, new_notebook
+from sitepages.notebook import code_cell
 
 from engine.environments import Environment
 from engine.execute import execute, new_session
 from engine.fresh import Replay
-
-FENCE = "```"
-
-
-def _page(tmp_path: Path, *blocks: str, name: str = "page.md") -> Path:
-    page = tmp_path / name
-    page.write_text("# A page\n\n" + "\n\n".join(blocks) + "\n", encoding="utf-8")
-    return page
-
-
-def _python(code: str, output: str | None = None) -> str:
-    block = f"{FENCE}python\n{code}\n{FENCE}"
-    if output is not None:
-        block += f"\n\n<!--pytest-codeblocks:expected-output-->\n{FENCE}text\n{output}\n{FENCE}"
-    return block
-
-
-def _notebook(tmp_path: Path, *cells: dict) -> Path:
-    path = tmp_path / "lab.ipynb"
-    path.write_text(dumps(new_notebook([markdown_cell("# A lab"), *cells])), encoding="utf-8")
-    return path
-
+from scratch_pages import python_block as _python
+from scratch_pages import write_notebook as _notebook
+from scratch_pages import write_page as _page
 
 def _broken_rules(page: Path) -> list[str]:
     return [rule for run in execute(parse(page)) for rule in run.broken_rules]

@@ -7,22 +7,8 @@ from pytest_codeblocks import extract_from_file
 from sitepages import PageFormatError, parse, parse_page, silently_skipped
 
 from engine.execute import execute
-
-FENCE = "```"
-
-
-def _page(tmp_path: Path, *blocks: str, name: str = "page.md") -> Path:
-    page = tmp_path / name
-    page.write_text("# A page\n\n" + "\n\n".join(blocks) + "\n", encoding="utf-8")
-    return page
-
-
-def _python(code: str, output: str | None = None) -> str:
-    block = f"{FENCE}python\n{code}\n{FENCE}"
-    if output is not None:
-        block += f"\n\n<!--pytest-codeblocks:expected-output-->\n{FENCE}text\n{output}\n{FENCE}"
-    return block
-
+from scratch_pages import python_block as _python
+from scratch_pages import write_page as _page
 
 def test_output_blocks_attach_to_the_block_above(tmp_path):
     page = _page(tmp_path, _python("print(1 + 1)", "2"), _python("pass"))

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sitepages import ROOT, page_id, sources, twin
 
+from scratch_pages import python_block as _python
+from scratch_pages import write_page as _page
 from twins import translation_drift
-
-FENCE = "```"
 
 
 @pytest.mark.parametrize("source", sources("zh"), ids=page_id)
@@ -33,22 +33,11 @@ def test_chinese_twin_has_the_same_code_and_outputs(source):
 # --- the check fails on twins that drifted -----------------------------------------
 
 
-def _page(tmp_path: Path, name: str, *blocks: str) -> Path:
-    page = tmp_path / name
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text("# A page\n\n" + "\n\n".join(blocks) + "\n", encoding="utf-8")
-    return page
-
-
-def _python(code: str, output: str) -> str:
-    return f"{FENCE}python\n{code}\n{FENCE}\n\n<!--pytest-codeblocks:expected-output-->\n{FENCE}text\n{output}\n{FENCE}"
-
-
 def test_parity_names_the_block_that_drifted(tmp_path):
-    english = _page(tmp_path, "en/p.md", _python("x = 1  # one", "1"), _python("print(x + 1)", "2"))
-    same = _page(tmp_path, "zh/same.md", _python("x = 1  # 一", "1"), _python("print(x + 1)", "2"))
-    drifted = _page(tmp_path, "zh/drifted.md", _python("x = 1", "1"), _python("print(x + 2)", "3"))
-    short = _page(tmp_path, "zh/short.md", _python("x = 1", "1"))
+    english = _page(tmp_path, _python("x = 1  # one", "1"), _python("print(x + 1)", "2"), name="en/p.md")
+    same = _page(tmp_path, _python("x = 1  # 一", "1"), _python("print(x + 1)", "2"), name="zh/same.md")
+    drifted = _page(tmp_path, _python("x = 1", "1"), _python("print(x + 2)", "3"), name="zh/drifted.md")
+    short = _page(tmp_path, _python("x = 1", "1"), name="zh/short.md")
 
     assert translation_drift(english, same) == []
     problems = translation_drift(english, drifted)
@@ -59,13 +48,12 @@ def test_parity_names_the_block_that_drifted(tmp_path):
 
 
 def test_notebook_parity_names_the_cell_that_drifted(tmp_path):
-    from sitepages.notebook import code_cell, dumps, markdown_cell, new_notebook
+    from sitepages.notebook import code_cell, markdown_cell
+
+    from scratch_pages import write_notebook
 
     def notebook(name: str, *cells: dict) -> Path:
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(dumps(new_notebook([markdown_cell("# A lab"), *cells])), encoding="utf-8")
-        return path
+        return write_notebook(tmp_path, *cells, name=name)
 
     english = notebook("en/n.ipynb", code_cell("x = 1  # one"), code_cell("print(x + 1)", "2\n"))
     same = notebook("zh/same.ipynb", code_cell("x = 1  # 一"), code_cell("print(x + 1)", "2\n"))
