@@ -1,7 +1,8 @@
-"""What the browser tests share: the pages, a local server, Chromium, axe-core.
+"""What the browser tests share: a local server for the built site (under a sub-path), where
+Chromium and axe-core are, and the link check.
 
 Nothing here opens a browser on import; the fixtures in conftest.py do, once
-per session.
+per worker.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from _common import ROOT, build_site, load_averages
+from _common import build_site, load_averages
 from browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer, source_pages
 
 BUDGET = {"tutorial": 400_000, "notebook": 600_000}
