@@ -17,6 +17,14 @@ from sitepages import parse
 from engine.execute import execute, new_session
 
 
+# The colours every figure is drawn with, one set per colour scheme of the site
+# (Material's light "default" and dark "slate"), so that figures sit on the page.
+THEME_COLOURS = {
+    "light": {"background": "#ffffff", "border": "#d0d7de", "text": "#1f2328", "muted": "#57606a"},
+    "dark": {"background": "#1e2129", "border": "#3d444d", "text": "#e6edf3", "muted": "#9198a1"},
+}
+
+
 def page_namespace(path: Path, until: str | None = None) -> dict[str, object]:
     """Run a page's blocks in order, as a reader would, and return its names.
 

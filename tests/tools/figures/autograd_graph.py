@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 
 import torch
 
-from figures import page_namespace
+from figures import THEME_COLOURS, page_namespace
 
 PAGE = Path("docs/en/intermediate/index.md")
 OUTPUT = "a"  # the page's name for the graph's output
@@ -60,10 +60,7 @@ TEXT = {
 
 PALETTES = {
     "light": {
-        "background": "#ffffff",
-        "border": "#d0d7de",
-        "text": "#1f2328",
-        "muted": "#57606a",
+        **THEME_COLOURS["light"],
         "edge": "#6e7781",
         "label": "#9a3412",
         "op": ("#f6f8fa", "#6e7781"),
@@ -72,10 +69,7 @@ PALETTES = {
         "output": ("#dcfce7", "#15803d"),
     },
     "dark": {
-        "background": "#1e2129",
-        "border": "#3d444d",
-        "text": "#e6edf3",
-        "muted": "#9198a1",
+        **THEME_COLOURS["dark"],
         "edge": "#9198a1",
         "label": "#fdba74",
         "op": ("#2d333b", "#9198a1"),

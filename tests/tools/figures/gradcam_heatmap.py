@@ -22,7 +22,7 @@ from xml.sax.saxutils import escape
 
 import torch
 
-from figures import page_namespace
+from figures import THEME_COLOURS, page_namespace
 
 PAGE = Path("docs/en/modules/grad-cam.md")
 NAME = "grad-cam"
@@ -55,20 +55,7 @@ TEXT = {
     },
 }
 
-PALETTES = {
-    "light": {
-        "background": "#ffffff",
-        "border": "#d0d7de",
-        "text": "#1f2328",
-        "muted": "#57606a",
-    },
-    "dark": {
-        "background": "#1e2129",
-        "border": "#3d444d",
-        "text": "#e6edf3",
-        "muted": "#9198a1",
-    },
-}
+PALETTES = THEME_COLOURS
 
 # A few stops of the "inferno" colour map: dark for 0, pale yellow for 1.
 STOPS = (
