@@ -68,7 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_COLLECTED] = {}
 
 
-_REWRITES = pytest.StashKey[dict]()
+_REWRITES = pytest.StashKey[dict]()  # SourceFile -> what --update-outputs did to it
 _COLLECTED = pytest.StashKey[dict]()  # page path (relative) -> its SourceFile
 
 
@@ -175,7 +175,7 @@ class BlockItem(pytest.Item):
         updating = self.config.getoption(UPDATE)
         messages = run.messages(include_output=not updating)
         if updating and not messages and not run.output_matches:
-            self.config.stash[_REWRITES].setdefault(self.parent, [])
+            self.config.stash[_REWRITES][self.parent] = "to rewrite"
         if messages:
             raise BlockFailed("\n\n".join(messages))
 

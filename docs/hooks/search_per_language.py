@@ -16,6 +16,7 @@ a query with them (docs/assets/javascripts/search-segmentation.js).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -34,7 +35,11 @@ def _locales(config) -> tuple[str, list[str]]:
 def _terms(config) -> list[str]:
     """The words jieba keeps whole, from the search plugin's user dictionary (one "word freq tag" a line)."""
     search = config.plugins.get("material/search") or config.plugins["search"]
-    dictionary = Path(config.config_file_path).parent / search.config["jieba_dict_user"]
+    return _read_terms(Path(config.config_file_path).parent / search.config["jieba_dict_user"])
+
+
+@functools.cache
+def _read_terms(dictionary: Path) -> list[str]:
     return [line.split()[0] for line in dictionary.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 

@@ -97,12 +97,9 @@ class Replay:
                          broken_rules=run["broken_rules"], environment=self.environment.name)
                 for block, run in zip(blocks, job["runs"])
             ]
-            if job["died"]:
-                at = blocks[len(runs) - 1] if runs else (blocks[0] if blocks else None)
-                dead = BlockRun(at, environment=self.environment.name) if at else None
-                if dead is not None:
-                    dead.traceback = f"the fresh interpreter {job['died']}"
-                    runs = runs[:-1] + [dead] if runs else [dead]
+            if job["died"] and blocks:  # no report: the page's first block carries the news
+                runs = [BlockRun(blocks[0], traceback=f"the fresh interpreter {job['died']}",
+                                 environment=self.environment.name)]
             results[name] = runs
         return results
 
