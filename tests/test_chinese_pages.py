@@ -4,7 +4,7 @@ Each rule below runs on every built Chinese page (text inside code is not
 prose and is left out), and each is proved, at the end of this file, to fail
 on a page that breaks it:
 
-* terms: none of the variants the glossary does not use (VARIANTS);
+* terms: none of the variants the glossary does not use (docs/search/glossary-variants.yml);
 * no italics on Chinese text (browsers fake-slant CJK glyphs): bold instead;
 * no space between two Chinese characters, also around a link, bold text, a
   quotation mark or a dash (docs/hooks/chinese_line_breaks.py removes those
@@ -19,23 +19,17 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
 from bs4 import BeautifulSoup, Comment
-from sitepages import page_id, page_url, sources
+from sitepages import ROOT, page_id, page_url, sources
 
 from chinese_line_breaks import WIDE
 
 CHINESE = sources("zh")
-# Variant -> the glossary's term. 操作 is allowed only in 原地操作 (in-place operation) and 操作系统.
-VARIANTS = {
-    "卸下": "移除", "摘掉": "移除", "注销": "移除",
-    "前向预钩子": "前向前置钩子", "反向预钩子": "反向前置钩子", "预钩子": "前置钩子",
-    "梯度磁带": "梯度带", "磁带": "梯度带",
-    "自动求导": "自动微分",
-    "批大小": "批量大小", "批次大小": "批量大小",
-    "Notebook": "notebook",
-    "操作": "运算 (or 原地操作 for an in-place operation)",
-}
-ALLOWED_AROUND = {"操作": ("原地操作", "操作系统")}
+# Variant -> the glossary's term, and the longer words a variant may stand in.
+_GLOSSARY_RULES = yaml.safe_load((ROOT / "docs/search/glossary-variants.yml").read_text(encoding="utf-8"))
+VARIANTS: dict[str, str] = _GLOSSARY_RULES["variants"]
+ALLOWED_AROUND: dict[str, list[str]] = _GLOSSARY_RULES["allowed_in"]
 _BLOCKS = ["p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption", "summary", "div"]
 
 
