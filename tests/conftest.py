@@ -1,28 +1,16 @@
-"""What the suite's tests share: the one strict build of the site.
-
-tests/ and docs/hooks/ are on sys.path (pyproject.toml's ``pythonpath``), and
-tests/docs_plugin.py runs everything from the repository root.
-"""
+"""What the suite's tests share: the one strict build of the site (tests/site_build.py), made once per run."""
 
 import functools
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
 from filelock import FileLock
-from sitepages import ROOT
 
-from browser.harness import SUBPATH
 
-# The suite builds the site as it is published (README, "Publishing"): under a
-# sub-path of a host, from a GitHub repository. Nothing is fetched from either;
-# the browser tests serve the build under the same sub-path on 127.0.0.1.
-SITE_URL = f"https://docs.example.org{SUBPATH}"
-REPO_URL = "https://github.com/example-org/intermediate-gradients"
+from tests.site_build import build_site
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups from the marks
@@ -51,7 +39,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, worker_id):
-    """The site, built with `mkdocs build --strict` for SITE_URL and REPO_URL: (site dir, CompletedProcess).
+    """The site as published (tests/site_build.py): (site dir, CompletedProcess).
 
     Built once per run: under pytest-xdist the first worker that needs it builds
     it, under a file lock, in the folder the workers of this run share, and the
@@ -61,11 +49,7 @@ def built_site(tmp_path_factory, worker_id):
     site, log = shared / "site", shared / "site-build.json"
     with FileLock(str(shared / "site-build.lock")):
         if not log.is_file():
-            result = subprocess.run(
-                [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-                cwd=ROOT, capture_output=True, text=True,
-                env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL, "REPO_URL": REPO_URL},
-            )
+            result = build_site(site)
             log.write_text(json.dumps([result.returncode, result.stdout, result.stderr]), encoding="utf-8")
     returncode, stdout, stderr = json.loads(log.read_text(encoding="utf-8"))
     return site, subprocess.CompletedProcess(["mkdocs", "build"], returncode, stdout, stderr)

@@ -26,7 +26,7 @@ def test_executed_blocks_are_exactly_what_pytest_codeblocks_extracts(page):
     ours = [
         (block.line, _without_blank_lines(block.source), block.output.text if block.output else None)
         for block in parse(page)
-        if block.runs
+        if block.executed
     ]
     theirs = [
         (block.lineno, _without_blank_lines(block.code), block.expected_output)

@@ -1,7 +1,7 @@
 """The cost page shows exactly the stored benchmark results, in both languages.
 
-tests/tools/benchmarks/cost_of_methods.py measures and writes
-tests/tools/benchmarks/results/cpu.json, then rewrites the tables of
+`python -m tests.tools cost_page` measures and writes
+tests/tools/cost_page/results/cpu.json, then rewrites the tables of
 docs/*/cost-of-methods.md between marker comments. This checks consistency
 only: the page's tables are what the stored results render to. Nothing here
 measures or times anything.
@@ -9,9 +9,9 @@ measures or times anything.
 
 import re
 
-import cost_tables
 import pytest
-from cost_page import PAGES, page_sections
+from tests.tools.cost_page import tables as cost_tables
+from tests.tools.cost_page.page import PAGES, page_sections
 from sitepages import ROOT
 
 
@@ -24,8 +24,8 @@ def test_cost_page_tables_are_the_stored_results(language):
     assert sorted(shown) == sorted(expected), f"{page}: markers {sorted(shown)}, expected {sorted(expected)}"
     stale = [name for name in expected if shown[name] != expected[name]]
     assert not stale, (
-        f"{page}: the sections {stale} differ from tests/tools/benchmarks/results/; "
-        "run `python tests/tools/benchmarks/cost_of_methods.py --pages-only`"
+        f"{page}: the sections {stale} differ from tests/tools/cost_page/results/; "
+        "run `python -m tests.tools cost_page --pages-only`"
     )
 
 

@@ -101,10 +101,10 @@ def project(pytester: pytest.Pytester, monkeypatch) -> pytest.Pytester:
     # Only the plugin under test (and what a test names with -p): the inner runs are
     # in-process, and re-importing every installed plugin each time costs seconds.
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytester.makepyprojecttoml(f"""
+    # The runs are in this process, which already imports from the project's roots.
+    pytester.makepyprojecttoml("""
         [tool.pytest.ini_options]
-        pythonpath = ["{ROOT / 'tests'}", "{ROOT / 'docs' / 'hooks'}"]
-        addopts = "-p docs_plugin"
+        addopts = "-p tests.pagerun.plugin"
         docs_sources = ["docs/en", "docs/zh"]
     """)
     return pytester
@@ -132,7 +132,7 @@ def test_a_changed_output_digit_fails_with_page_line_and_a_diff(project):
         "docs/en/page.md:13: printed output differs from the output block at line 18",
         "-44", "+43",
     ])
-    assert "docs_plugin.py" not in result.stdout.str(), "the plugin's own frames are not shown"
+    assert "pagerun" not in result.stdout.str(), "the plugin's own frames are not shown"
 
 
 def test_one_selected_block_runs_the_blocks_before_it(project):

@@ -13,12 +13,12 @@ import pytest
 from sitepages import parse
 from sitepages.notebook import code_cell
 
-from engine.environments import Environment
-from engine.execute import execute, new_session
-from engine.fresh import Replay
-from scratch_pages import python_block as _python
-from scratch_pages import write_notebook as _notebook
-from scratch_pages import write_page as _page
+from tests.pagerun.environments import Environment
+from tests.pagerun.execute import execute, new_session
+from tests.pagerun.fresh import Replay
+from tests.scratch_pages import python_block as _python
+from tests.scratch_pages import write_notebook as _notebook
+from tests.scratch_pages import write_page as _page
 
 def _broken_rules(page: Path) -> list[str]:
     return [rule for run in execute(parse(page)) for rule in run.broken_rules]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sitepages import DOCS, LANGUAGES, ROOT, pages
-from update_figures import COMMAND, rendered, renderers, stale, write
+from tests.tools.update_figures import COMMAND, rendered, renderers, stale, write
 
 RENDERERS = renderers()
 VARIANT = re.compile(r"^(?P<stem>.+)-(?P<theme>light|dark)\.svg$")
@@ -132,7 +132,7 @@ def test_a_renderer_must_return_repository_relative_paths():
 
 def test_the_toy_graph_figure_changes_when_the_page_code_does(tmp_path, monkeypatch):
     """The figure is read off the page's graph: change the page, and the figure is stale."""
-    from figures import autograd_graph
+    from tests.tools.figures import autograd_graph
 
     page = (ROOT / autograd_graph.PAGE).read_text(encoding="utf-8")
     assert "w = torch.tensor([2.0], requires_grad=True)" in page
@@ -148,7 +148,7 @@ def test_the_toy_graph_figure_changes_when_the_page_code_does(tmp_path, monkeypa
 
 
 def test_a_figure_value_too_close_to_a_step_is_refused():
-    from figures import gradcam_heatmap
+    from tests.tools.figures import gradcam_heatmap
 
     assert gradcam_heatmap._quantized([[0.25, 1.0, 0.0]], 32, "x") == [[0.25, 1.0, 0.0]]
     with pytest.raises(ValueError, match="another CPU could draw it differently"):

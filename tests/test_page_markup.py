@@ -6,9 +6,9 @@ import pytest
 from pytest_codeblocks import extract_from_file
 from sitepages import PageFormatError, parse, parse_page, silently_skipped
 
-from engine.execute import execute
-from scratch_pages import python_block as _python
-from scratch_pages import write_page as _page
+from tests.pagerun.execute import execute
+from tests.scratch_pages import python_block as _python
+from tests.scratch_pages import write_page as _page
 
 def test_output_blocks_attach_to_the_block_above(tmp_path):
     page = _page(tmp_path, _python("print(1 + 1)", "2"), _python("pass"))
@@ -28,7 +28,7 @@ def test_fences_that_would_not_run_as_python_are_caught(tmp_path, fence):
 def test_a_declared_skip_is_not_a_silent_one(tmp_path):
     page = _page(tmp_path, '<!--pytest.mark.skip(reason="needs a GPU")-->\n```python\nx.cuda()\n```')
     blocks = parse(page)
-    assert silently_skipped(blocks) == [] and blocks[0].skip_reason == "needs a GPU" and not blocks[0].runs
+    assert silently_skipped(blocks) == [] and blocks[0].skip_reason == "needs a GPU" and not blocks[0].executed
 
 
 @pytest.mark.parametrize(

@@ -47,7 +47,7 @@ def test_the_first_code_cell_prints_both_torch_versions(tmp_path):
 
 
 def _executed(page: Path):
-    return [block for block in parse(page) if block.runs]
+    return [block for block in parse(page) if block.executed]
 
 
 @pytest.mark.parametrize("page", pages(), ids=page_id)

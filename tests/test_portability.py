@@ -1,17 +1,17 @@
 """Every page and notebook prints what it shows in a fresh interpreter, whatever the reader's CPU.
 
-Each environment of ``engine.environments.PORTABILITY`` switches this
+Each environment of ``tests.pagerun.environments.PORTABILITY`` switches this
 machine's code paths (ATen's SIMD kernels, MKL's BLAS path, oneDNN's
 instructions, the thread count, TensorFlow's oneDNN) the way another reader's
 CPU would. Under each, every page is replayed as a reader pastes it: in a
-fresh interpreter (``engine.fresh``), nothing reset between blocks, Python's
+fresh interpreter (``tests.pagerun.fresh``), nothing reset between blocks, Python's
 default warning filters. A block fails when its output differs from the page,
 when it writes anything to stderr (C++ log lines included), or when it raises;
 the message names the page, the line and the environment.
 
 Cost: one server process per environment imports torch once and forks one
 child per page. A Chinese page whose code equals its English twin's
-(comments aside, see twins.py) is not replayed again: it is compared with the
+(comments aside, see sitepages/twins.py) is not replayed again: it is compared with the
 run of that same code.
 
 To check some pages only: ``pytest tests/test_portability.py -k leaf-nodes``.
@@ -24,9 +24,9 @@ from dataclasses import replace
 import pytest
 from sitepages import page_id, parse, sources
 
-from engine.environments import PORTABILITY
-from engine.fresh import Replay
-from twins import code_key
+from tests.pagerun.environments import PORTABILITY
+from tests.pagerun.fresh import Replay
+from sitepages.twins import code_key
 
 SOURCES = sources()
 
@@ -54,7 +54,7 @@ def replays(request) -> dict[tuple[str, str], list]:
         runs = server.results()
         for first, same in distinct.items():
             for source in same:
-                own = [block for block in blocks[source] if block.runs]
+                own = [block for block in blocks[source] if block.executed]
                 results[(name, source)] = [replace(run, block=block) for run, block in zip(runs[str(first)], own)]
     return results
 
@@ -65,7 +65,7 @@ def test_page_prints_the_same_in_a_fresh_interpreter(replays, source, environmen
     runs = replays[(environment.name, source)]
     failures = [message for run in runs for message in run.messages()]
     ran = len(runs) - (1 if runs and runs[-1].traceback else 0)
-    expected = sum(block.runs for block in parse(source))
+    expected = sum(block.executed for block in parse(source))
     if not failures and ran != expected:
         failures.append(f"{source} [{environment.name}]: {ran} of its {expected} blocks ran")
     if failures:

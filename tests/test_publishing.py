@@ -30,7 +30,7 @@ from sitepages import ROOT, language_of, page_id, page_url, sources, twin
 from sitepages.pins import pinned
 
 import page_notebooks
-from conftest import REPO_URL, SITE_URL
+from tests.site_build import REPO_URL, SITE_URL, build_site
 
 SOURCES = sources()
 SUBPATH = urlsplit(SITE_URL).path
@@ -126,11 +126,7 @@ def plain_build(tmp_path_factory) -> Path:
     copy.mkdir()
     for name in ("docs", "snippets", "mkdocs.yml", "pyproject.toml"):
         (shutil.copytree if (ROOT / name).is_dir() else shutil.copy2)(ROOT / name, copy / name)
-    environment = {k: v for k, v in os.environ.items() if k not in ("SITE_URL", "REPO_URL")}
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", "site"], cwd=copy,
-        capture_output=True, text=True, env={**environment, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": ""},
-    )
+    result = build_site(copy / "site", cwd=copy, published=False)
     assert result.returncode == 0, f"the build needs something outside docs/, snippets/ and mkdocs.yml:\n{result.stderr[-3000:]}"
     return copy / "site"
 

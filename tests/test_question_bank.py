@@ -9,7 +9,7 @@ from sitepages import LANGUAGES, ROOT, page_url
 from sitepages.questions import QuestionBankError, load_bank, parse_bank
 from sitepages.questions import BANK as BANK_PATH
 
-from test_troubleshooting_index import CHINESE, ENGLISH, Printed, _covers, listed_messages
+from tests.test_troubleshooting_index import CHINESE, ENGLISH, Printed, _covers, listed_messages
 
 BANK = BANK_PATH.relative_to(ROOT)
 BANK_DATA = load_bank()

@@ -11,7 +11,7 @@ import yaml
 from bs4 import BeautifulSoup
 from sitepages import ROOT
 
-from browser.harness import built_pages
+from tests.browser.harness import built_pages
 
 # built_site, the one strict build of the session, lives in conftest.py.
 

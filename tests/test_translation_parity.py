@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sitepages import ROOT, page_id, sources, twin
 
-from scratch_pages import python_block as _python
-from scratch_pages import write_page as _page
-from twins import translation_drift
+from tests.scratch_pages import python_block as _python
+from tests.scratch_pages import write_page as _page
+from sitepages.twins import translation_drift
 
 
 @pytest.mark.parametrize("source", sources("zh"), ids=page_id)
@@ -50,7 +50,7 @@ def test_parity_names_the_block_that_drifted(tmp_path):
 def test_notebook_parity_names_the_cell_that_drifted(tmp_path):
     from sitepages.notebook import code_cell, markdown_cell
 
-    from scratch_pages import write_notebook
+    from tests.scratch_pages import write_notebook
 
     def notebook(name: str, *cells: dict) -> Path:
         return write_notebook(tmp_path, *cells, name=name)

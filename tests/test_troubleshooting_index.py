@@ -62,7 +62,7 @@ def printed_messages(path: Path) -> list[Printed]:
     """Every exception or warning line in the page's (or notebook's) expected outputs."""
     found = []
     for block in parse(path):
-        if not block.runs or block.output is None:
+        if not block.executed or block.output is None:
             continue
         for offset, line in enumerate(block.output.text.splitlines()):
             match = PRINTED.search(line)
@@ -90,7 +90,7 @@ def own_message_prefixes(path: Path) -> set[str]:
     """The literal starts of the messages that the page's own code raises or warns."""
     prefixes = set()
     for block in parse(path):
-        if not block.runs:
+        if not block.executed:
             continue
         try:
             tree = ast.parse(block.code)

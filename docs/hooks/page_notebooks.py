@@ -123,7 +123,7 @@ def notebook_name(src_uri: str) -> str:
 def page_notebook(page: Path) -> dict | None:
     """The page as a notebook, or None when the page has no executed block."""
     blocks = parse_page(page)
-    if not any(block.runs for block in blocks):
+    if not any(block.executed for block in blocks):
         return None
     language = language_of(page)
     lines = page.read_text(encoding="utf-8").splitlines()
@@ -142,7 +142,7 @@ def page_notebook(page: Path) -> dict | None:
         first = block.marker_line or block.line
         pending.extend(prose.convert(lines[position - 1 : first - 1]))
         position = block.end + 1
-        if block.runs:
+        if block.executed:
             flush()
             if not any(cell["cell_type"] == "code" for cell in cells):
                 cells.append(version_cell(language))  # the first code cell, after the title and intro

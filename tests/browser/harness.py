@@ -11,6 +11,7 @@ import functools
 import http.server
 import os
 import shutil
+import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -69,7 +70,7 @@ def chromium_missing() -> bool:
 SUBPATH = "/intermediate-gradients/"
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files under the server's prefix; an unknown path gets its language's 404.html, as a host would."""
 
     prefix = "/"
@@ -100,15 +101,25 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(body)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        # A browser that closes a connection mid-response (a page navigated away from,
+        # a cancelled prefetch) is routine, not an error worth a traceback in the log.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class SiteServer:
     """A threaded http.server on 127.0.0.1 and a free port, serving one directory under ``prefix``."""
 
-    def __init__(self, directory: Path, handler_class: type[_Handler] | None = None, prefix: str = "/"):
-        handler_class = type("Handler", (handler_class or _Handler,), {"prefix": prefix})
+    def __init__(self, directory: Path, handler_class: type[SiteHandler] | None = None, prefix: str = "/"):
+        handler_class = type("Handler", (handler_class or SiteHandler,), {"prefix": prefix})
         handler = functools.partial(handler_class, directory=str(directory))
         self.prefix = prefix
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _Server(("127.0.0.1", 0), handler)
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 

@@ -27,7 +27,7 @@ def test_the_copy_button_copies_the_first_block_and_the_page_shows_its_output(vi
     path = page_url(page)
     visit = visitor.visit(path)
     first = next(block for block in parse(page) if block.info == "python")
-    assert first.runs, f"{page}: the first ```python block is not run by the suite: {first.where}"
+    assert first.executed, f"{page}: the first ```python block is not run by the suite: {first.where}"
     assert visit.has_python, f"{path}: its Markdown has a ```python block, the page shows none"
     assert visit.copy_target is not None, f"{path}: the first block has no copy button with a target"
     assert visit.copy_target.rstrip("\n") == first.code.rstrip("\n"), (

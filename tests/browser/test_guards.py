@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from browser import harness
-from browser.harness import SiteServer, broken_links
-from browser.visits import Visitor
+from tests.browser import harness
+from tests.browser.harness import SiteServer, broken_links
+from tests.browser.visits import Visitor
 
 BROKEN_PAGE = """<!doctype html>
 <html lang="en"><head><title>Broken on purpose</title>

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser.harness import broken_links
+from tests.browser.harness import broken_links
 
 # (language, a missing address, the page's heading, its home)
 NOT_FOUND = [

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from sitepages import language_of, page_id, page_url, sources, twin
 
-from browser.harness import broken_links, built_pages
-from browser.visits import SWITCHER_CLICKED
+from tests.browser.harness import broken_links, built_pages
+from tests.browser.visits import SWITCHER_CLICKED
 
 SOURCES = sources()
 

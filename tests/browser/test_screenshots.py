@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from browser.harness import ARTIFACTS
+from tests.browser.harness import ARTIFACTS
 
 SHOTS = ARTIFACTS / "screenshots"
 # (name, English path): each in both languages

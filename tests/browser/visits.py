@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from browser.harness import SiteServer, is_local
+from tests.browser.harness import SiteServer, is_local
 from sitepages import language_of
 
 DESKTOP = {"width": 1280, "height": 800}

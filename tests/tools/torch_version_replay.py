@@ -30,12 +30,9 @@ import tomllib
 import venv
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "docs" / "hooks")]
+from sitepages import ROOT, parse, sources
 
-from sitepages import parse, sources  # noqa: E402
-
-from engine.fresh import Replay  # noqa: E402
+from tests.pagerun.fresh import Replay
 
 # What the replay needs besides torch: the parser's packages and the pages' other imports.
 NEEDED = ("numpy", "markdown", "pymdown-extensions", "nbformat", "tensorflow-cpu")

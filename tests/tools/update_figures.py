@@ -1,6 +1,6 @@
 """Regenerate every figure in docs/ from the code that draws it.
 
-    python tests/tools/update_figures.py
+    python -m tests.tools update_figures
 
 Every module in tests/tools/figures/ that defines ``render() -> {path: svg text}``
 is a figure source; this writes each path it returns (repository-relative)
@@ -18,21 +18,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-if __name__ == "__main__":  # run as a script: the suite's import paths (pyproject.toml's pythonpath)
-    _ROOT = Path(__file__).resolve().parents[2]
-    sys.path[:0] = [str(_ROOT / "tests"), str(_ROOT / "tests" / "tools"), str(_ROOT / "docs" / "hooks")]
-
-from sitepages import ROOT  # noqa: E402
+from sitepages import ROOT
 
 FIGURES_PACKAGE = ROOT / "tests" / "tools" / "figures"
-COMMAND = "python tests/tools/update_figures.py"
+COMMAND = "python -m tests.tools update_figures"
 
 
 def renderers() -> dict[str, Callable[[], dict[str, str]]]:
     """Module name -> its render(), for every module of tests/tools/figures/ that has one."""
     found = {}
     for module in sorted(pkgutil.iter_modules([str(FIGURES_PACKAGE)]), key=lambda m: m.name):
-        imported = importlib.import_module(f"figures.{module.name}")
+        imported = importlib.import_module(f"tests.tools.figures.{module.name}")
         if callable(getattr(imported, "render", None)):
             found[module.name] = imported.render
     return found

@@ -57,7 +57,7 @@ class Block:
         self.code = self.code or self.source
 
     @property
-    def runs(self) -> bool:
+    def executed(self) -> bool:
         """Whether the suite executes this block: a ```python fence (exactly) not declared skipped."""
         return self.skip_reason is None and self.fence.startswith("```") and self.info == EXECUTED_INFO
 
@@ -107,4 +107,4 @@ class Block:
 
 def silently_skipped(blocks: list[Block]) -> list[Block]:
     """Blocks that are neither run nor declared not to run (e.g. ```py, ~~~python, ```python title=...)."""
-    return [block for block in blocks if not block.runs and not block.skip_reason]
+    return [block for block in blocks if not block.executed and not block.skip_reason]

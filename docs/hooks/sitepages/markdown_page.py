@@ -160,7 +160,7 @@ def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
             if pending_skip is not None:
                 block.marker_line, block.skip_reason = pending_skip
                 pending_skip = None
-            if block.runs:
+            if block.executed:
                 _expand_snippets(block, snippets_base)
             blocks.append(block)
             last_code = block

@@ -30,7 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-from _common import ENV, ROOT, build_site, load_averages
+from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages
 
 COPY_IGNORE = shutil.ignore_patterns(
     ".git", "node_modules", "site", "test-artifacts", "__pycache__", ".pytest_cache", "*.egg-info", "build",

@@ -32,8 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import ROOT, build_site, gzip_site_server, load_averages
-from browser.harness import CHROMIUM, SiteServer
+from tests.tools.benchmarks.common import ROOT, build_site, gzip_site_server, load_averages
+from tests.browser.harness import CHROMIUM, SiteServer
 
 HERE = Path(__file__).resolve().parent
 LIGHTHOUSE = HERE / "node_modules" / ".bin" / "lighthouse"

@@ -34,8 +34,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from _common import build_site, load_averages
-from browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer, source_pages
+from tests.tools.benchmarks.common import build_site, load_averages
+from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer, source_pages
 
 BUDGET = {"tutorial": 400_000, "notebook": 600_000}
 EXCLUDED = "search/search_index.json"

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-from _common import ENV, ROOT, import_torch_seconds, load_averages
+from tests.tools.benchmarks.common import ENV, ROOT, import_torch_seconds, load_averages
 
 
 def timed_pytest(*arguments: str) -> tuple[float, str]:

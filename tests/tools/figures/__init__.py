@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 from sitepages import parse
 
-from engine.execute import execute, new_session
+from tests.pagerun.execute import execute, new_session
 
 
 # The colours every figure is drawn with, one set per colour scheme of the site

@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 
 import torch
 
-from figures import THEME_COLOURS, page_namespace
+from tests.tools.figures import THEME_COLOURS, page_namespace
 
 PAGE = Path("docs/en/intermediate/index.md")
 OUTPUT = "a"  # the page's name for the graph's output

@@ -22,7 +22,7 @@ from xml.sax.saxutils import escape
 
 import torch
 
-from figures import THEME_COLOURS, page_namespace
+from tests.tools.figures import THEME_COLOURS, page_namespace
 
 PAGE = Path("docs/en/modules/grad-cam.md")
 NAME = "grad-cam"

@@ -4,7 +4,7 @@
     pytest docs                              # every page and notebook of both languages
     pytest --update-outputs docs/en/x.md     # rewrite the page's expected outputs from a real run
 
-A page's blocks run in order in one session (``engine.execute``, isolated: state
+A page's blocks run in order in one session (``tests.pagerun.execute``, isolated: state
 is reset and checked around each block), as a reader pasting them. Selecting one
 block (``pytest "docs/en/x.md::line 40"``) runs the blocks before it too, since
 it depends on them; a block after one that raised is skipped, naming that block.
@@ -23,7 +23,7 @@ run a second time (what a block prints does not depend on its comments);
 twins therefore stay on one pytest-xdist worker. A page collected without its
 twin, or whose code differs from it, runs itself.
 
-This plugin is loaded for every pytest run (``-p docs_plugin`` in
+This plugin is loaded for every pytest run (``-p tests.pagerun.plugin`` in
 pyproject.toml), so it works for paths given on the command line as well as
 for plain ``pytest``, whose testpaths include docs/. It collects the ``.md``
 and ``.ipynb`` files under the folders the ini setting ``docs_sources`` names
@@ -34,16 +34,25 @@ from __future__ import annotations
 
 import functools
 import os
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from dataclasses import replace
-
 from sitepages import DEFAULT_LANGUAGE, Block, PageFormatError, language_of, parse, silently_skipped, twin
 from sitepages.rewrite import rewrite_outputs
+from sitepages.twins import without_comments
 
-from engine.execute import BlockRun, execute, new_session
-from twins import without_comments
+if TYPE_CHECKING:
+    from tests.pagerun.execute import BlockRun
+
+
+def _engine():
+    """The engine, which imports torch: only once a page is collected, so that a run of the suite's
+    other tests alone (``pytest tests/test_glossary.py``) never pays for importing torch."""
+    from tests.pagerun import execute
+
+    return execute
 
 UPDATE = "--update-outputs"
 
@@ -111,9 +120,9 @@ class SourceFile(pytest.File):
                 "on the line above it",
             )
         self.source = source
-        self.blocks = [block for block in blocks if block.runs]
-        self.runs: list[BlockRun] = []
-        self.session_module = new_session()
+        self.blocks = [block for block in blocks if block.executed]
+        self.block_runs: list[BlockRun] = []  # what its blocks did, in order
+        self.session_module = _engine().new_session()
         self.config.stash[_COLLECTED][source] = self
         # A page and its twins on one worker: a page is one session, and a twin reuses its runs.
         group = Path(*source.parts[2:]).as_posix() if source.parts[0] == "docs" else str(source)
@@ -135,18 +144,18 @@ class SourceFile(pytest.File):
     def run_through(self, index: int) -> BlockRun | None:
         """Run the blocks up to ``index`` (those not run yet); None if an earlier block raised."""
         original = self._twin_with_the_same_code
-        while len(self.runs) <= index:
-            if self.runs and self.runs[-1].traceback:
+        while len(self.block_runs) <= index:
+            if self.block_runs and self.block_runs[-1].traceback:
                 return None
-            position = len(self.runs)
+            position = len(self.block_runs)
             if original is not None:
                 ran = original.run_through(position)
                 if ran is None:
                     return None
-                self.runs.append(replace(ran, block=self.blocks[position]))
+                self.block_runs.append(replace(ran, block=self.blocks[position]))
             else:
-                self.runs += execute([self.blocks[position]], self.session_module)
-        return self.runs[index]
+                self.block_runs += _engine().execute([self.blocks[position]], self.session_module)
+        return self.block_runs[index]
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, PageFormatError):
@@ -170,7 +179,7 @@ class BlockItem(pytest.Item):
     def runtest(self) -> None:
         run = self.parent.run_through(self.index)
         if run is None:
-            raised = next(r for r in self.parent.runs if r.traceback)
+            raised = next(r for r in self.parent.block_runs if r.traceback)
             pytest.skip(f"not run: {raised.block.where} raised before it, and the page is one session")
         updating = self.config.getoption(UPDATE)
         messages = run.messages(include_output=not updating)
@@ -194,11 +203,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     reports = session.config.stash[_REWRITES]
     for page in reports:
-        if any(run.messages(include_output=False) for run in page.runs):
+        if any(run.messages(include_output=False) for run in page.block_runs):
             reports[page] = "NOT rewritten: a block raised or broke a rule (see its failure)"
             continue
         changed = rewrite_outputs(page.path.relative_to(session.config.rootpath),
-                                  [(run.block, run.stdout) for run in page.runs])
+                                  [(run.block, run.stdout) for run in page.block_runs])
         reports[page] = f"{changed} output block(s) rewritten"
 
 

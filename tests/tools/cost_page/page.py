@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cost_tables import load_results, sections
+from sitepages import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.tools.cost_page.tables import load_results, sections
+
 PAGES = {"en": ROOT / "docs" / "en" / "cost-of-methods.md", "zh": ROOT / "docs" / "zh" / "cost-of-methods.md"}
 
 

@@ -2,9 +2,9 @@
 
 One command, from the repository root:
 
-    python tests/tools/benchmarks/cost_of_methods.py
+    python -m tests.tools cost_page
 
-It measures on the CPU, writes tests/tools/benchmarks/results/cpu.json and rewrites
+It measures on the CPU, writes tests/tools/cost_page/results/cpu.json and rewrites
 the result tables of docs/en/cost-of-methods.md and docs/zh/cost-of-methods.md
 (between their `<!-- cost-of-methods:NAME -->` marker comments). Options:
 
@@ -56,12 +56,12 @@ import time
 
 import torch
 
-from _common import ROOT
-from cost_measure import DEFAULT_THREADS, WARMUP, machine, measure_case
-from cost_page import PAGES, write_pages
-from cost_tables import CASES, RESULTS, _x
+from sitepages import ROOT
+from tests.tools.cost_page.measure import DEFAULT_THREADS, WARMUP, machine, measure_case
+from tests.tools.cost_page.page import PAGES, write_pages
+from tests.tools.cost_page.tables import CASES, RESULTS, _x
 
-COMMAND = "python tests/tools/benchmarks/cost_of_methods.py"
+COMMAND = "python -m tests.tools cost_page"
 
 
 def print_results(results: dict) -> None:

@@ -183,12 +183,12 @@ def gpu_section(gpu: dict | None, lang: str) -> str:
         if lang == "en":
             return (
                 "Not measured: the machines these figures come from have no GPU. On a machine with "
-                "CUDA, `python tests/tools/benchmarks/cost_of_methods.py --device cuda` measures the same "
+                "CUDA, `python -m tests.tools cost_page --device cuda` measures the same "
                 "tables and adds them here, labelled with the GPU."
             )
         return (
             "未测量：产生这些数据的机器没有 GPU。在有 CUDA 的机器上运行 "
-            "`python tests/tools/benchmarks/cost_of_methods.py --device cuda`，即可测出同样的几张表，"
+            "`python -m tests.tools cost_page --device cuda`，即可测出同样的几张表，"
             "并连同 GPU 型号一起写到这里。"
         )
     heading = {"en": ("Time", "Peak memory", "Forward pass"), "zh": ("时间", "峰值内存", "前向传播")}[lang]

@@ -24,7 +24,8 @@ thread pool exists yet to be lost in the fork.
 ``python`` runs the server with another interpreter, e.g. one with another torch
 (tests/tools/torch_version_replay.py).
 
-The server side is ``python -m engine.fresh JOBS.json RESULTS.json``.
+The server side is ``python -m tests.pagerun.fresh JOBS.json RESULTS.json``, with the
+project's import roots (``tests.pagerun.import_roots``).
 """
 
 from __future__ import annotations
@@ -43,12 +44,12 @@ from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
 
-from engine.environments import AS_INSTALLED, Environment
 from sitepages import ROOT, Block
 
+from tests.pagerun.environments import AS_INSTALLED, Environment
+from tests.pagerun.import_roots import child_environment
+
 _BLOCK_FIELDS = [f.name for f in fields(Block) if not f.name.startswith("_") and f.name != "output"]
-TESTS = Path(__file__).resolve().parents[1]
-HOOKS = ROOT / "docs" / "hooks"
 CHILD_TIMEOUT = 180  # seconds one page may take before its interpreter is killed
 
 
@@ -57,26 +58,23 @@ class Replay:
 
     def __init__(self, jobs: dict[str, list[Block]], environment: Environment = AS_INSTALLED,
                  parallel: int | None = None, python: str = sys.executable):
-        self.jobs = {name: [block for block in blocks if block.runs] for name, blocks in jobs.items()}
+        self.jobs = {name: [block for block in blocks if block.executed] for name, blocks in jobs.items()}
         self.environment = environment.for_this_cpu()
-        variables = {
-            **os.environ, **self.environment.variables, "PYTHONIOENCODING": "utf-8",
-            "PYTHONPATH": os.pathsep.join([str(TESTS), str(HOOKS), os.environ.get("PYTHONPATH", "")]),
-            "FRESH_PARALLEL": str(parallel or os.cpu_count() or 1),
-        }
+        variables = child_environment({**os.environ, **self.environment.variables, "PYTHONIOENCODING": "utf-8"})
         self._folder = tempfile.TemporaryDirectory(prefix="fresh-replay-")
         jobs_file, self._results = Path(self._folder.name) / "jobs.json", Path(self._folder.name) / "results.json"
         jobs_file.write_text(json.dumps(
             {name: [_encode(block) for block in blocks] for name, blocks in self.jobs.items()}
         ), encoding="utf-8")
         self.process = subprocess.Popen(
-            [python, "-m", "engine.fresh", str(jobs_file), str(self._results)], cwd=ROOT, env=variables,
+            [python, "-m", "tests.pagerun.fresh", str(jobs_file), str(self._results), str(parallel or os.cpu_count() or 1)],
+            cwd=ROOT, env=variables,
             text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
 
     def results(self, timeout: float = 600) -> dict[str, list]:
         """Each job's BlockRuns, in order; a job whose interpreter died gets one run saying how."""
-        from engine.execute import BlockRun
+        from tests.pagerun.execute import BlockRun
 
         try:
             stdout, stderr = self.process.communicate(timeout=timeout)
@@ -130,7 +128,7 @@ class FileDescriptorCapture:
 
     @contextlib.contextmanager
     def __call__(self) -> Iterator:
-        from engine.execute import Captured
+        from tests.pagerun.execute import Captured
 
         captured = Captured()
         try:
@@ -145,7 +143,7 @@ class FileDescriptorCapture:
 
 def _child(blocks: list[Block], report: Path, scratch: Path) -> None:
     """In the forked child: run the page as a fresh session, write what each block did to ``report``."""
-    from engine.execute import execute
+    from tests.pagerun.execute import execute
 
     sys.argv = [""]  # as in an interactive interpreter
     runs = execute(blocks, isolated=False, capture=FileDescriptorCapture(scratch))
@@ -191,10 +189,9 @@ def _preload() -> str:
 
 def serve() -> None:
     prelude = _preload()
-    jobs_file, results_file = map(Path, sys.argv[1:3])
+    jobs_file, results_file, parallel = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
     jobs = {name: [_decode(block) for block in blocks]
             for name, blocks in json.loads(jobs_file.read_text(encoding="utf-8")).items()}
-    parallel = int(os.environ.get("FRESH_PARALLEL", "1"))
     results: dict[str, dict] = {}
     running: dict[int, tuple[str, Path, float]] = {}
     timed_out: set[int] = set()

@@ -31,7 +31,7 @@ def without_comments(block: Block) -> str:
 
 def code_key(blocks: list[Block]) -> tuple[str, ...]:
     """What the blocks that run would execute, comments aside."""
-    return tuple(without_comments(block) for block in blocks if block.runs)
+    return tuple(without_comments(block) for block in blocks if block.executed)
 
 
 def _shape(block: Block) -> dict[str, str]:

@@ -21,7 +21,7 @@ the reader's session:
 
 ``isolated=False`` is the reader's own session: nothing is reset or checked
 between blocks, and warnings are shown as Python shows them, on stderr. The
-fresh-interpreter replays (``engine.fresh``) and the figure renderers use it.
+fresh-interpreter replays (``tests.pagerun.fresh``) and the figure renderers use it.
 
 Every block, in either mode, must not print a memory address (it changes
 every run), and a notebook cell must not end with an expression whose value
@@ -74,7 +74,7 @@ class BlockRun:
     stderr: str = ""
     traceback: str | None = None  # from the page's own frames on, pointing at the page's lines
     broken_rules: list[str] = field(default_factory=list)
-    environment: str = ""  # where it ran, when not this process (see engine.environments)
+    environment: str = ""  # where it ran, when not this process (see tests.pagerun.environments)
 
     @property
     def where(self) -> str:
@@ -136,7 +136,7 @@ def _reset_state() -> None:
 @functools.cache
 def _defaults() -> dict[str, object]:
     """The state every isolated block starts from (computed on first use: importing this
-    module must leave a fresh interpreter's torch untouched, see engine.fresh)."""
+    module must leave a fresh interpreter's torch untouched, see tests.pagerun.fresh)."""
     _reset_state()
     return _state()
 
@@ -199,13 +199,13 @@ def execute(
     ``session`` (from ``new_session()``) lets a caller continue a session or
     read its names afterwards (``vars(session)``); ``isolated`` is explained in the module docstring;
     ``capture`` is how one block's output is caught (Python's streams, or the file
-    descriptors in a fresh interpreter, see ``engine.fresh``).
+    descriptors in a fresh interpreter, see ``tests.pagerun.fresh``).
     """
     session = new_session() if session is None else session
     namespace = vars(session)
     runs: list[BlockRun] = []
     for block in blocks:
-        if not block.runs:
+        if not block.executed:
             continue
         run = BlockRun(block)
         runs.append(run)

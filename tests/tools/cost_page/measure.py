@@ -1,6 +1,6 @@
 """Measuring the cost of each way to get intermediate gradients: the models, one step, time and memory.
 
-What is measured, and how, is described in cost_of_methods.py, the command that runs it.
+What is measured, and how, is described in __main__.py, the command that runs it (python -m tests.tools cost_page).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from cost_tables import KS, METHODS, MODES
+from tests.tools.cost_page.tables import KS, METHODS, MODES
 
 WARMUP = 3
 # One thread by default: on a shared machine a second thread that waits for a busy

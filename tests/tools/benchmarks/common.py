@@ -12,11 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-# The suite's import paths (pyproject.toml's pythonpath): sitepages, engine, browser.harness.
-for folder in (ROOT / "docs" / "hooks", ROOT / "tests" / "tools", ROOT / "tests"):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+from sitepages import ROOT
+
+from tests import site_build
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
@@ -41,10 +39,7 @@ def import_torch_seconds(repeats: int = 3) -> float:
 def build_site(site_dir: Path, cwd: Path = ROOT) -> float:
     """`mkdocs build --strict` into site_dir; seconds. Fails loudly with mkdocs' log."""
     start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
-        cwd=cwd, env=ENV, capture_output=True, text=True,
-    )
+    result = site_build.build_site(site_dir, cwd=cwd, published=False)
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"mkdocs build --strict failed:\n{result.stdout}{result.stderr}")
@@ -60,12 +55,12 @@ def gzip_site_server(directory: Path):
     import gzip
     import io
 
-    from browser.harness import SiteServer, _Handler
+    from tests.browser.harness import SiteHandler, SiteServer
 
     compressible = {"application/json", "application/javascript", "image/svg+xml"}
     cache: dict[str, bytes] = {}
 
-    class GzipHandler(_Handler):
+    class GzipHandler(SiteHandler):
         def send_head(self):
             if "gzip" not in self.headers.get("Accept-Encoding", ""):
                 return super().send_head()

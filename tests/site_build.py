@@ -1,0 +1,35 @@
+"""The one strict build of the site, for the suite (tests/conftest.py, tests/test_publishing.py) and the benchmarks.
+
+The suite builds the site as it is published (README, "Publishing"): under a
+sub-path of a host (SITE_URL), from a GitHub repository (REPO_URL). Nothing is
+fetched from either; the browser tests serve the build under the same sub-path
+on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from sitepages import ROOT
+
+from tests.browser.harness import SUBPATH
+
+SITE_URL = f"https://docs.example.org{SUBPATH}"
+REPO_URL = "https://github.com/example-org/intermediate-gradients"
+
+
+def build_site(site_dir: Path, *, cwd: Path = ROOT, published: bool = True) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict` into site_dir, with SITE_URL and REPO_URL if ``published``.
+
+    The build gets no PYTHONPATH: it must need nothing but docs/ (its hooks put
+    their own folder on the path) and what `pip install .` installs.
+    """
+    variables = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SITE_URL", "REPO_URL")}
+    variables["NO_MKDOCS_2_WARNING"] = "1"
+    if published:
+        variables |= {"SITE_URL": SITE_URL, "REPO_URL": REPO_URL}
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+                          cwd=cwd, capture_output=True, text=True, env=variables)
