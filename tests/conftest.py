@@ -9,7 +9,6 @@ import pytest
 from bs4 import BeautifulSoup
 from filelock import FileLock
 
-
 from tests.site_build import build_site
 
 

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 from sitepages import ROOT
-
 from tests.browser.harness import SUBPATH
 
 SITE_URL = f"https://docs.example.org{SUBPATH}"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from sitepages import ROOT, notebooks, page_id, page_url, parse_notebook
-
 from jupyter_light import lighten
+
+from sitepages import ROOT, notebooks, page_id, page_url, parse_notebook
 
 # The browser tests measure the same budget in a real browser.
 NOTEBOOK_PAGE_BUDGET = 600 * 1024

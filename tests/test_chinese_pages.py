@@ -21,9 +21,9 @@ import re
 import pytest
 import yaml
 from bs4 import BeautifulSoup, Comment
-from sitepages import ROOT, page_id, page_url, sources
-
 from chinese_line_breaks import WIDE
+
+from sitepages import ROOT, page_id, page_url, sources
 
 CHINESE = sources("zh")
 # Variant -> the glossary's term, and the longer words a variant may stand in.

@@ -12,6 +12,7 @@ with ``<!--pytest.mark.skip(reason="...")-->`` (tests/test_docs_plugin.py).
 
 import pytest
 from pytest_codeblocks import extract_from_file
+
 from sitepages import page_id, pages, parse
 
 

@@ -10,9 +10,10 @@ measures or times anything.
 import re
 
 import pytest
+
+from sitepages import ROOT
 from tests.tools.cost_page import tables as cost_tables
 from tests.tools.cost_page.page import PAGES, page_sections
-from sitepages import ROOT
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

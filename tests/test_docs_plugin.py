@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sitepages import ROOT
+
 from sitepages.notebook import code_cell, dumps, markdown_cell, new_notebook
 
 CORRECT = '''# A page

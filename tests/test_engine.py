@@ -10,15 +10,16 @@ import time
 from pathlib import Path
 
 import pytest
+
 from sitepages import parse
 from sitepages.notebook import code_cell
-
 from tests.pagerun.environments import Environment
 from tests.pagerun.execute import execute, new_session
 from tests.pagerun.fresh import Replay
 from tests.scratch_pages import python_block as _python
 from tests.scratch_pages import write_notebook as _notebook
 from tests.scratch_pages import write_page as _page
+
 
 def _broken_rules(page: Path) -> list[str]:
     return [rule for run in execute(parse(page)) for rule in run.broken_rules]
@@ -144,7 +145,8 @@ def test_a_fresh_interpreter_records_each_blocks_output_and_stderr_at_the_file_d
 def test_a_fresh_interpreter_starts_clean_and_its_death_is_reported(tmp_path):
     state = _page(tmp_path, _python("print(sorted(name for name in globals() if not name.startswith('__')))\n"
                                     "import torch\nprint(torch.is_grad_enabled())"), name="state.md")
-    dies = _page(tmp_path, _python("print('before')"), _python("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"),
+    dies = _page(tmp_path, _python("print('before')"),
+                 _python("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"),
                  name="dies.md")
     results = Replay({"state": parse(state), "dies": parse(dies)}).results()
     assert results["state"][0].stdout == "[]\nTrue\n"

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from sitepages import ROOT
+from sitepages.tables import page_tables
 
 ENGLISH_PAGE = Path("docs/en/glossary.md")
 CHINESE_PAGE = Path("docs/zh/glossary.md")
@@ -44,7 +45,6 @@ CORE_TERMS = (
 HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 # One term per cell: Han characters, letters, digits and hyphens, or one API name in backticks.
 ONE_TERM = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaffA-Za-z0-9-]+|`[^`]+`")
-LINK = re.compile(r"\[[^\]]*\]\(([^)\s]*)\)")
 DICT_LINE = re.compile(r"(\S+) 2000 n")
 
 
@@ -61,43 +61,22 @@ class Row:
     links: tuple[str, ...]
 
 
-def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-
-
 def glossary_rows(page: Path) -> list[Row]:
-    """Every row of every table on the page, in order."""
-    lines = (ROOT / page).read_text(encoding="utf-8").splitlines()
+    """Every row of every table on the page, in order (sitepages.tables reads them)."""
     rows: list[Row] = []
-    number = 0
-    while number < len(lines):
-        line = lines[number]
-        is_header = (
-            line.startswith("|")
-            and number + 1 < len(lines)
-            and re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", lines[number + 1].strip())
-        )
-        if not is_header:
-            number += 1
-            continue
-        header = _cells(line)
+    for table in page_tables(ROOT / page):
+        header = [cell.source for cell in table.header]
         unknown = [cell for cell in header if cell not in COLUMNS]
         roles = [COLUMNS.get(cell) for cell in header]
         if unknown or sorted(roles) != sorted(set(COLUMNS.values())):
             raise GlossaryFormatError(
-                f"{page}:{number + 1}: a glossary table needs exactly the columns "
+                f"{page}:{table.line}: a glossary table needs exactly the columns "
                 f"English, 中文, Definition/释义, Read more/详见; found {header}"
             )
-        number += 2
-        while number < len(lines) and lines[number].startswith("|"):
-            cells = _cells(lines[number])
-            where = f"{page}:{number + 1}"
-            if len(cells) != len(header):
-                raise GlossaryFormatError(f"{where}: {len(cells)} cells, the header has {len(header)}")
-            row = dict(zip(roles, cells))
-            rows.append(Row(where, row["english"], row["chinese"], row["definition"],
-                            tuple(LINK.findall(row["links"]))))
-            number += 1
+        for row in table.rows:
+            cells = dict(zip(roles, row.cells, strict=True))
+            rows.append(Row(f"{page}:{row.line}", cells["english"].source, cells["chinese"].source,
+                            cells["definition"].source, cells["links"].links))
     if not rows:
         raise GlossaryFormatError(f"{page}: no glossary table found")
     return rows
@@ -151,7 +130,7 @@ def dictionary_problems(rows: list[Row], path: Path, glossary: Path = CHINESE_PA
 def twin_problems(english: list[Row], chinese: list[Row]) -> list[str]:
     """Empty when both glossaries have the same rows, in the same order, linking the same pages."""
     problems = []
-    for en, zh in zip(english, chinese):
+    for en, zh in zip(english, chinese, strict=False):
         for column in ("english", "chinese", "links"):
             if getattr(en, column) != getattr(zh, column):
                 problems.append(

@@ -12,6 +12,7 @@ from pathlib import PurePosixPath
 
 import pytest
 from mkdocs.config import load_config
+
 from sitepages import DEFAULT_LANGUAGE, ROOT, page_id, sources
 
 WHERE_TRANSLATIONS = "mkdocs.yml, plugins > i18n > languages > {locale} > nav_translations"

@@ -10,6 +10,7 @@ import difflib
 import json
 
 import pytest
+
 from sitepages import ROOT, notebooks, page_id
 from sitepages.notebook import canonical, dumps
 
@@ -49,7 +50,7 @@ def test_lab_runs_the_same_in_jupyter(notebook, tmp_path):
     ExecutePreprocessor(timeout=300, kernel_name="python3").preprocess(executed, {"metadata": {"path": str(tmp_path)}})
     failures = [
         f"{notebook}, cell {number}: stored {before.outputs}\n  Jupyter {after.outputs}"
-        for number, (before, after) in enumerate(zip(stored.cells, executed.cells), start=1)
+        for number, (before, after) in enumerate(zip(stored.cells, executed.cells, strict=True), start=1)
         if before.cell_type == "code" and before.outputs != after.outputs
     ]
     assert not failures, "\n".join(failures)

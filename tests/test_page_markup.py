@@ -4,11 +4,12 @@ from pathlib import Path
 
 import pytest
 from pytest_codeblocks import extract_from_file
-from sitepages import PageFormatError, parse, parse_page, silently_skipped
 
+from sitepages import PageFormatError, parse, parse_page, silently_skipped
 from tests.pagerun.execute import execute
 from tests.scratch_pages import python_block as _python
 from tests.scratch_pages import write_page as _page
+
 
 def test_output_blocks_attach_to_the_block_above(tmp_path):
     page = _page(tmp_path, _python("print(1 + 1)", "2"), _python("pass"))
@@ -55,7 +56,8 @@ def test_an_included_file_runs_as_the_site_shows_it(tmp_path):
     page = _page(
         tmp_path,
         _python(include),
-        _python("x = torch.tensor([3.0], requires_grad=True)\nprint(named_grad(x * x, {'x': x}))", "{'x': tensor([6.])}"),
+        _python("x = torch.tensor([3.0], requires_grad=True)\nprint(named_grad(x * x, {'x': x}))",
+                "{'x': tensor([6.])}"),
     )
     runs = execute(parse(page))
     assert [run.messages() for run in runs] == [[], []]

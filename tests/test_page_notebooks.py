@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import page_notebooks
 import pytest
-from bs4 import BeautifulSoup
 import torch
+from bs4 import BeautifulSoup
+
 from sitepages import ROOT, language_of, page_id, page_url, pages, parse, parse_notebook
 from sitepages.notebook import dumps
 from sitepages.pins import pinned
-
-import page_notebooks
 
 FENCE = "```"
 
@@ -21,7 +21,8 @@ def test_a_page_becomes_a_notebook_of_its_executed_blocks(tmp_path):
     page.parent.mkdir(parents=True)
     page.write_text(
         "# A page\n\n"
-        f"{FENCE}python\nx = 6 * 7\nprint(x)\n{FENCE}\n\n<!--pytest-codeblocks:expected-output-->\n{FENCE}text\n42\n{FENCE}\n\n"
+        f"{FENCE}python\nx = 6 * 7\nprint(x)\n{FENCE}\n\n"
+        f"<!--pytest-codeblocks:expected-output-->\n{FENCE}text\n42\n{FENCE}\n\n"
         '!!! warning "Not on CPU"\n    <!--pytest.mark.skip(reason="needs a GPU")-->\n'
         f"    {FENCE}python\n    x.cuda()\n    {FENCE}\n\n"
         f"{FENCE}python\ny = x + 1\n{FENCE}\n",

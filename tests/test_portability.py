@@ -22,11 +22,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from sitepages import page_id, parse, sources
 
+from sitepages import page_id, parse, sources
+from sitepages.twins import code_key
 from tests.pagerun.environments import PORTABILITY
 from tests.pagerun.fresh import Replay
-from sitepages.twins import code_key
 
 SOURCES = sources()
 
@@ -55,7 +55,8 @@ def replays(request) -> dict[tuple[str, str], list]:
         for first, same in distinct.items():
             for source in same:
                 own = [block for block in blocks[source] if block.executed]
-                results[(name, source)] = [replace(run, block=block) for run, block in zip(runs[str(first)], own)]
+                results[(name, source)] = [replace(run, block=block)
+                                           for run, block in zip(runs[str(first)], own, strict=False)]
     return results
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from urllib.parse import unquote, urljoin
 
 import pytest
-from sitepages import LANGUAGES, ROOT, page_url
-from sitepages.questions import QuestionBankError, load_bank, parse_bank
-from sitepages.questions import BANK as BANK_PATH
 
+from sitepages import LANGUAGES, ROOT, page_url
+from sitepages.questions import BANK as BANK_PATH
+from sitepages.questions import QuestionBankError, load_bank, parse_bank
 from tests.test_troubleshooting_index import CHINESE, ENGLISH, Printed, _covers, listed_messages
 
 BANK = BANK_PATH.relative_to(ROOT)
@@ -21,8 +21,9 @@ MIN_CHINESE_SHARE = 1 / 3
 def test_the_bank_stands_for_enough_real_threads_a_third_of_them_chinese():
     threads, chinese = BANK_DATA.thread_count(), BANK_DATA.thread_count("zh")
     assert threads >= MIN_THREADS, f"{BANK}: {threads} threads; the bank stands for at least {MIN_THREADS}"
-    assert chinese >= MIN_CHINESE_SHARE * threads, \
+    assert chinese >= MIN_CHINESE_SHARE * threads, (
         f"{BANK}: {chinese} of {threads} threads are Chinese; at least a third must be"
+    )
 
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=[q.id for q in QUESTIONS])
@@ -34,7 +35,8 @@ def test_every_quoted_error_is_on_both_troubleshooting_pages(question):
     for troubleshooting in (ENGLISH, CHINESE):
         assert any(_covers(listed, printed) for listed in listed_messages(troubleshooting)), (
             f"{BANK}:{question.line}: question {question.id!r} quotes {question.error!r}, which "
-            f"{troubleshooting}'s tables of messages do not list")
+            f"{troubleshooting}'s tables of messages do not list"
+        )
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -99,22 +101,56 @@ def test_a_good_bank_loads():
     assert [q.id for q in bank.questions] == ["hook-does-nothing"] and bank.thread_count() == 1
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda t: t.replace("    threads:\n      en: [https://example.org/1]\n", ""), r":6: question 'hook-does-nothing': 'threads'"),
-    (lambda t: t.replace("theme: hooks", "theme: hook"), r":6: .*theme 'hook' is not one of \['hooks'\]"),
-    (lambda t: t.replace("    zh: 钩子不起作用\n", ""), r":6: question 'hook-does-nothing': expected one text for each of en, zh; missing zh"),
-    (lambda t: t.replace("answer: intermediate/hooks.md#three-fixes", "answer: nowhere.md#x"),
-     r"answer \(en\) names a page that does not exist: docs/en/nowhere.md"),
-    (lambda t: t.replace("    answer: intermediate/hooks.md#three-fixes\n", ""), r"needs exactly one of 'answer'"),
-    (lambda t: t + t[t.index("  - id: hook-does"):].replace("example.org/1", "example.org/2"),
-     r":13: question id 'hook-does-nothing' is already used at line 6"),
-    (lambda t: t + t[t.index("  - id: hook-does"):].replace("id: hook-does-nothing", "id: other").replace("/1]", "/2]"),
-     r":13: question 'other' asks the same as the question at line 6"),
-    (lambda t: t + t[t.index("  - id: hook-does"):].replace("id: hook-does-nothing", "id: other").replace(
-        "My hook does nothing", "Other").replace("钩子不起作用", "别的"), r":13: .*thread https://example.org/1 is already listed at line 6"),
-    (lambda t: t.replace("en: [https://example.org/1]", "en: [example.org/1]"), r"not a thread URL: 'example.org/1'"),
-    (lambda t: t.replace("    threads:", "    error: grad is None\n    threads:"), r"error must be the message as printed"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (
+            lambda t: t.replace("    threads:\n      en: [https://example.org/1]\n", ""),
+            r":6: question 'hook-does-nothing': 'threads'",
+        ),
+        (lambda t: t.replace("theme: hooks", "theme: hook"), r":6: .*theme 'hook' is not one of \['hooks'\]"),
+        (
+            lambda t: t.replace("    zh: 钩子不起作用\n", ""),
+            r":6: question 'hook-does-nothing': expected one text for each of en, zh; missing zh",
+        ),
+        (
+            lambda t: t.replace("answer: intermediate/hooks.md#three-fixes", "answer: nowhere.md#x"),
+            r"answer \(en\) names a page that does not exist: docs/en/nowhere.md",
+        ),
+        (lambda t: t.replace("    answer: intermediate/hooks.md#three-fixes\n", ""), r"needs exactly one of 'answer'"),
+        (
+            lambda t: t + t[t.index("  - id: hook-does") :].replace("example.org/1", "example.org/2"),
+            r":13: question id 'hook-does-nothing' is already used at line 6",
+        ),
+        (
+            lambda t: (
+                t
+                + t[t.index("  - id: hook-does") :].replace("id: hook-does-nothing", "id: other").replace("/1]", "/2]")
+            ),
+            r":13: question 'other' asks the same as the question at line 6",
+        ),
+        (
+            lambda t: (
+                t
+                + t[t.index("  - id: hook-does") :]
+                .replace("id: hook-does-nothing", "id: other")
+                .replace("My hook does nothing", "Other")
+                .replace("钩子不起作用", "别的")
+            ),
+            r":13: .*thread https://example.org/1 is already listed at line 6",
+        ),
+        (
+            lambda t: t.replace("en: [https://example.org/1]", "en: [example.org/1]"),
+            r"not a thread URL: 'example.org/1'",
+        ),
+        (
+            lambda t: t.replace("    threads:", "    error: grad is None\n    threads:"),
+            r"error must be the message as printed",
+        ),
+    ],
+)
 def test_a_broken_entry_is_refused_with_its_line(change, message):
-    with pytest.raises(QuestionBankError, match=r"^docs/data/questions.yml" + message if message.startswith(":") else message):
+    with pytest.raises(
+        QuestionBankError, match=r"^docs/data/questions.yml" + message if message.startswith(":") else message
+    ):
         parse_bank(change(GOOD))

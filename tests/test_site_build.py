@@ -9,8 +9,8 @@ from urllib.parse import urljoin
 import pytest
 import yaml
 from bs4 import BeautifulSoup
-from sitepages import ROOT
 
+from sitepages import ROOT
 from tests.browser.harness import built_pages
 
 # built_site, the one strict build of the session, lives in conftest.py.
@@ -148,7 +148,8 @@ def test_chinese_text_has_no_line_break_between_characters(built_site, built_pag
             if text.find_parent("pre") is None:
                 for match in re.finditer(rf"{wide}[ \t]*\n[ \t]*{wide}", text):
                     broken.append(f"{page}: {match.group(0)!r}")
-    assert not broken, "line breaks between Chinese characters (docs/hooks/chinese_line_breaks.py):\n" + "\n".join(broken[:20])
+    assert not broken, \
+        "line breaks between Chinese characters (docs/hooks/chinese_line_breaks.py):\n" + "\n".join(broken[:20])
 
 
 # --- the search check fails without the segmenting separator --------------------------

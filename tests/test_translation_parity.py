@@ -8,11 +8,11 @@ also sit at the same places among its cells.
 from pathlib import Path
 
 import pytest
-from sitepages import ROOT, page_id, sources, twin
 
+from sitepages import ROOT, page_id, sources, twin
+from sitepages.twins import translation_drift
 from tests.scratch_pages import python_block as _python
 from tests.scratch_pages import write_page as _page
-from sitepages.twins import translation_drift
 
 
 @pytest.mark.parametrize("source", sources("zh"), ids=page_id)
@@ -49,7 +49,6 @@ def test_parity_names_the_block_that_drifted(tmp_path):
 
 def test_notebook_parity_names_the_cell_that_drifted(tmp_path):
     from sitepages.notebook import code_cell, markdown_cell
-
     from tests.scratch_pages import write_notebook
 
     def notebook(name: str, *cells: dict) -> Path:

@@ -33,6 +33,7 @@ from pathlib import Path
 import pytest
 
 from sitepages import ROOT, notebooks, pages, parse
+from sitepages.tables import page_tables
 
 ENGLISH = Path("docs/en/troubleshooting.md")
 CHINESE = Path("docs/zh/troubleshooting.md")
@@ -42,7 +43,6 @@ _TYPE = r"[A-Z][A-Za-z]*(?:Error|Warning|Exception)"
 PRINTED = re.compile(rf"\b(?P<type>{_TYPE})(?::\s+|\s+)(?P<message>\S.*)$")
 # In a table's first column: `RuntimeError: message`.
 LISTED = re.compile(rf"^(?P<type>{_TYPE}): (?P<message>.+)$")
-CODE_SPAN = re.compile(r"`([^`]+)`")
 PLACEHOLDER = re.compile(r"<[^<>]*>")
 ERROR_HEADING = re.compile(rf"^## (?P<text>{_TYPE}: .*?)(?:（.*）)?\s*(?:\{{[^}}]*\}})?\s*$")
 
@@ -111,16 +111,9 @@ def own_message_prefixes(path: Path) -> set[str]:
 
 def listed_messages(page: Path) -> list[tuple[str, str]]:
     """(type, message) of each `Type: message` code span in the first column of the page's tables."""
-    listed = []
-    for line in (ROOT / page).read_text(encoding="utf-8").splitlines():
-        if not line.startswith("|") or re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line.strip()):
-            continue
-        first_cell = re.split(r"(?<!\\)\|", line.strip().strip("|"))[0]
-        for span in CODE_SPAN.findall(first_cell):
-            match = LISTED.match(span)
-            if match:
-                listed.append((match["type"], match["message"]))
-    return listed
+    return [(match["type"], match["message"])
+            for table in page_tables(ROOT / page) for row in table.rows
+            for span in row.cells[0].code if (match := LISTED.match(span))]
 
 
 def _covers(listed: tuple[str, str], printed: Printed) -> bool:

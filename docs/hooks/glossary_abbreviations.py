@@ -6,7 +6,7 @@ definition (Python-Markdown's ``abbr`` extension) appended to each page of
 that language: every "DDP" in the page's text is then shown with the
 definition as its tooltip (Material's ``content.tooltips``). The glossary is
 the one source; adding a row adds the tooltip everywhere. The tables are read
-with markdown-it-py.
+with ``sitepages.tables`` (markdown-it-py).
 """
 
 from __future__ import annotations
@@ -15,33 +15,15 @@ import functools
 import re
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
 from sitepages import language_of
+from sitepages.tables import page_tables
 
 _ABBREVIATED = re.compile(r"^(?P<expansion>.+?)\s*\((?P<abbr>[A-Z][A-Z0-9-]{1,})\)$")
 
 
-def _cell_text(inline) -> str:
-    """A table cell's text as a reader sees it: code spans and link texts kept, markup dropped."""
-    return "".join(child.content for child in inline.children or () if child.type in ("text", "code_inline")).strip()
-
-
 def glossary_rows(glossary: Path) -> list[list[str]]:
-    """The body rows of every table of a glossary page, as plain text cells."""
-    tokens = MarkdownIt("commonmark").enable("table").parse(glossary.read_text(encoding="utf-8"))
-    rows, row, in_body = [], None, False
-    for token in tokens:
-        if token.type in ("tbody_open", "tbody_close"):
-            in_body = token.type == "tbody_open"
-        elif token.type == "tr_open" and in_body:
-            row = []
-        elif token.type == "inline" and row is not None:
-            row.append(_cell_text(token))
-        elif token.type == "tr_close" and row is not None:
-            rows.append(row)
-            row = None
-    return rows
+    """The body rows of every table of a glossary page, as the text a reader sees in each cell."""
+    return [[cell.text for cell in row.cells] for table in page_tables(glossary) for row in table.rows]
 
 
 @functools.cache

@@ -67,7 +67,8 @@ PUBLISHED_BRANCH = "gh-pages"
 VERSION_COMMENT = {
     "en": "# The outputs stored below come from the torch version this page was verified with;\n"
           "# with another version (on Colab, say) some may differ.",
-    "zh": "# 下面保存的输出来自本页验证时所用的 torch 版本；\n# 换成其他版本（例如 Colab 上的版本），部分输出可能不同。",
+    "zh": "# 下面保存的输出来自本页验证时所用的 torch 版本；\n"
+          "# 换成其他版本（例如 Colab 上的版本），部分输出可能不同。",
 }
 
 

@@ -29,14 +29,21 @@ MARKER = "<!-- question-bank -->"
 TEXT = {
     "en": {
         "summary": "{questions} questions, asked in {threads} threads ({chinese} of them in Chinese), in {themes} "
-                   "themes: {answered} answered on this site, {out} out of its scope.",
-        "answer": "**Answer:** ", "out": "**Out of scope:** ", "asked": "Asked in: ", "chinese": " (Chinese)",
+        "themes: {answered} answered on this site, {out} out of its scope.",
+        "answer": "**Answer:** ",
+        "out": "**Out of scope:** ",
+        "asked": "Asked in: ",
+        "chinese": " (Chinese)",
         "english": "",
     },
     "zh": {
         "summary": "共 {questions} 个问题，来自 {threads} 个帖子（其中 {chinese} 个为中文），分为 {themes} 个主题："
-                   "本站解答了 {answered} 个，{out} 个不在本站范围内。",
-        "answer": "**解答：**", "out": "**不在本站范围内：**", "asked": "提问来源：", "chinese": "", "english": "（英文）",
+        "本站解答了 {answered} 个，{out} 个不在本站范围内。",
+        "answer": "**解答：**",
+        "out": "**不在本站范围内：**",
+        "asked": "提问来源：",
+        "chinese": "",
+        "english": "（英文）",
     },
 }
 _HEADING = re.compile(r"^(#{2,6})\s+(.+?)\s*$")
@@ -53,8 +60,9 @@ def section_titles(page: Path) -> dict[str, str]:
             in_fence.update(range(block.output.line, block.output.end + 1))
     headings = [line for number, line in enumerate(text, 1) if number not in in_fence and _HEADING.match(line)]
     # The same Markdown extensions as the site (mkdocs.yml) give the same ids; only the headings are converted.
-    converter = markdown.Markdown(extensions=["attr_list", "toc"],
-                                  extension_configs={"toc": {"slugify": slugify(case="lower")}})
+    converter = markdown.Markdown(
+        extensions=["attr_list", "toc"], extension_configs={"toc": {"slugify": slugify(case="lower")}}
+    )
     converter.convert("\n\n".join(headings))
     flat = []
 
@@ -89,9 +97,17 @@ def render(language: str, docs: Path = DOCS) -> str:
     bank = load_bank()
     words = TEXT[language]
     answered = sum(question.answer is not None for question in bank.questions)
-    lines = [words["summary"].format(
-        questions=len(bank.questions), threads=bank.thread_count(), chinese=bank.thread_count("zh"),
-        themes=len(bank.themes), answered=answered, out=len(bank.questions) - answered), ""]
+    lines = [
+        words["summary"].format(
+            questions=len(bank.questions),
+            threads=bank.thread_count(),
+            chinese=bank.thread_count("zh"),
+            themes=len(bank.themes),
+            answered=answered,
+            out=len(bank.questions) - answered,
+        ),
+        "",
+    ]
     for theme in bank.themes:
         lines += [f"## {theme.title[language]} {{ #{theme.id} }}", ""]
         for question in bank.in_theme(theme.id):

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-from sitepages import page_url, sources
 
+from sitepages import page_url, sources
 from tests.browser.harness import AXE, CHROMIUM, CHROMIUM_ARGS, SUBPATH, SiteServer, chromium_missing, unavailable
 from tests.browser.visits import Contexts, Visitor
 

@@ -13,12 +13,12 @@ import os
 import shutil
 import sys
 import threading
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 from bs4 import BeautifulSoup
+
 from sitepages import ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -123,7 +123,7 @@ class SiteServer:
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
-    def __enter__(self) -> "SiteServer":
+    def __enter__(self) -> SiteServer:
         self.thread.start()
         return self
 
@@ -159,7 +159,7 @@ def is_local(url: str) -> bool:
 # ---------------------------------------------------------------- links
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def _ids(html_file: Path) -> frozenset[str]:
     """Every id (and <a name>) of a built page: what a link's #fragment can point at."""
     soup = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser")

@@ -14,6 +14,7 @@ tests/test_portability.py replays every page from there in fresh interpreters.
 from __future__ import annotations
 
 import pytest
+
 from sitepages import page_id, page_url, pages, parse
 
 # Markdown pages with a ```python block (whose first block has a copy button);
@@ -52,6 +53,7 @@ def test_clicking_the_copy_button_puts_its_target_on_the_clipboard(new_context, 
     page.wait_for_function("() => navigator.clipboard.readText().then(text => text.length > 0)")
     copied = page.evaluate("() => navigator.clipboard.readText()")
     # Material leaves out the final newline.
-    assert copied == target.rstrip("\n") and copied.strip(), f"{path}: clicked, the clipboard holds\n{copied}\n--- not\n{target}"
+    assert copied == target.rstrip("\n") and copied.strip(), \
+        f"{path}: clicked, the clipboard holds\n{copied}\n--- not\n{target}"
     assert not new_context.blocked(context), new_context.blocked(context)
     context.close()

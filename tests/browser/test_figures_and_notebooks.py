@@ -7,6 +7,7 @@ Pages with figures and notebook pages are found in the DOM of the visits
 from __future__ import annotations
 
 import pytest
+
 from sitepages import LANGUAGES, language_of, page_url, sources
 
 PAGES = [page_url(source) for source in sources()]

@@ -8,8 +8,8 @@ internal link or anchor, and no serious or critical axe-core violation.
 from __future__ import annotations
 
 import pytest
-from sitepages import language_of, page_id, page_url, sources, twin
 
+from sitepages import language_of, page_id, page_url, sources, twin
 from tests.browser.harness import broken_links, built_pages
 from tests.browser.visits import SWITCHER_CLICKED
 

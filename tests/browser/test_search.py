@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+
 from sitepages import ROOT
 
 # Typed into the search box as readers do, from docs/search/queries.yml: (language
@@ -82,7 +83,8 @@ def test_search_finds_the_right_page(search_pages, server, language, how, query,
             f"searching {query!r}: the first result is not a page in {language}: {found[:5]}"
     elif how in ("ime", "question"):
         first = list(dict.fromkeys(found))[:CHINESE_TERM_RANK]
-        assert expected in first, f"searching {query!r}: expected {expected} in the first {CHINESE_TERM_RANK} pages, got {first}"
+        assert expected in first, \
+            f"searching {query!r}: expected {expected} in the first {CHINESE_TERM_RANK} pages, got {first}"
     else:
         assert found[0] == expected, f"searching {query!r}: expected {expected} first, got {found[:5]}"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from tests.browser.harness import SiteServer, is_local
 from sitepages import language_of
+from tests.browser.harness import SiteServer, is_local
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 375, "height": 800}

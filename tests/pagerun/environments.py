@@ -42,7 +42,7 @@ class Environment:
     name: str
     variables: dict[str, str] = field(default_factory=dict)
 
-    def for_this_cpu(self) -> "Environment":
+    def for_this_cpu(self) -> Environment:
         """This environment without the MKL path this CPU does not have."""
         wanted = self.variables.get("MKL_CBWR")
         if wanted in _MKL_PATH_NEEDS and _MKL_PATH_NEEDS[wanted] not in _cpu_flags():

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+
 from sitepages import Block
 
 SENTINEL_SEED = 20_261_122

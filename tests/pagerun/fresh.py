@@ -6,10 +6,11 @@ one server process is started per environment, with that environment's
 variables; it imports torch and ``torch._dynamo`` (which torch imports lazily
 the first time a page builds an optimizer, about 840 modules), then forks one
 child per page. Each child is a fresh interpreter in which ``import torch``
-has already run, which is what every page's first block does: its blocks run in a brand-new ``__main__`` session with nothing reset
-between them (``execute(isolated=False)``), under Python's default warning
-filters, and everything written to the file descriptors 1 and 2 (C++
-libraries' log lines included) is recorded block by block.
+has already run, which is what every page's first block does: its blocks
+run in a brand-new ``__main__`` session with nothing reset between them
+(``execute(isolated=False)``), under Python's default warning filters, and
+everything written to the file descriptors 1 and 2 (C++ libraries' log lines
+included) is recorded block by block.
 
 The guarantee this relies on: importing these modules earlier than the page
 would changes nothing the page prints. They read no variable a page sets, and
@@ -45,7 +46,6 @@ from dataclasses import fields
 from pathlib import Path
 
 from sitepages import ROOT, Block
-
 from tests.pagerun.environments import AS_INSTALLED, Environment
 from tests.pagerun.import_roots import child_environment
 
@@ -67,7 +67,8 @@ class Replay:
             {name: [_encode(block) for block in blocks] for name, blocks in self.jobs.items()}
         ), encoding="utf-8")
         self.process = subprocess.Popen(
-            [python, "-m", "tests.pagerun.fresh", str(jobs_file), str(self._results), str(parallel or os.cpu_count() or 1)],
+            [python, "-m", "tests.pagerun.fresh", str(jobs_file), str(self._results),
+             str(parallel or os.cpu_count() or 1)],
             cwd=ROOT, env=variables,
             text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
@@ -93,7 +94,7 @@ class Replay:
             runs = [
                 BlockRun(block, stdout=run["stdout"], stderr=run["stderr"], traceback=run["traceback"],
                          broken_rules=run["broken_rules"], environment=self.environment.name)
-                for block, run in zip(blocks, job["runs"])
+                for block, run in zip(blocks, job["runs"], strict=False)
             ]
             if job["died"] and blocks:  # no report: the page's first block carries the news
                 runs = [BlockRun(blocks[0], traceback=f"the fresh interpreter {job['died']}",
@@ -218,7 +219,7 @@ def serve() -> None:
                 running[pid] = (name, report, time.monotonic())
             pid, status = os.waitpid(-1, os.WNOHANG)
             if pid == 0:
-                for child, (name, _, started) in list(running.items()):
+                for child, (_, _, started) in list(running.items()):
                     if time.monotonic() - started > CHILD_TIMEOUT and child not in timed_out:
                         _kill_group(child)
                         timed_out.add(child)
@@ -229,7 +230,8 @@ def serve() -> None:
             if report.is_file():
                 runs = json.loads(report.read_text(encoding="utf-8"))
                 if prelude and runs:
-                    runs[0]["stderr"] = f"(written while importing {', '.join(PRELOADED)})\n{prelude}{runs[0]['stderr']}"
+                    written = f"(written while importing {', '.join(PRELOADED)})\n{prelude}"
+                    runs[0]["stderr"] = written + runs[0]["stderr"]
                 results[name] = {"runs": runs, "died": None}
             else:
                 died = f"was stopped after {CHILD_TIMEOUT} s" if pid in timed_out else _describe(status)

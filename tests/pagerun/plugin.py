@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
 from sitepages import DEFAULT_LANGUAGE, Block, PageFormatError, language_of, parse, silently_skipped, twin
 from sitepages.rewrite import rewrite_outputs
 from sitepages.twins import without_comments

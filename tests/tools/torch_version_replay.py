@@ -31,7 +31,6 @@ import venv
 from pathlib import Path
 
 from sitepages import ROOT, parse, sources
-
 from tests.pagerun.fresh import Replay
 
 # What the replay needs besides torch: the parser's packages and the pages' other imports.

@@ -13,8 +13,17 @@ from pathlib import Path
 
 from .blocks import Block, Output, PageFormatError, silently_skipped
 from .layout import (
-    DEFAULT_LANGUAGE, DOCS, LANGUAGES, ROOT, language_of, notebooks, page_id, page_url, pages,
-    source_of_url, sources, twin,
+    DEFAULT_LANGUAGE,
+    DOCS,
+    LANGUAGES,
+    ROOT,
+    language_of,
+    notebooks,
+    page_id,
+    page_url,
+    pages,
+    sources,
+    twin,
 )
 from .markdown_page import parse_page
 from .notebook import parse_notebook
@@ -28,5 +37,5 @@ def parse(path: Path) -> list[Block]:
 __all__ = [
     "Block", "DEFAULT_LANGUAGE", "DOCS", "LANGUAGES", "Output", "PageFormatError", "ROOT", "language_of",
     "notebooks", "page_id", "page_url", "pages", "parse", "parse_notebook", "parse_page", "silently_skipped",
-    "source_of_url", "sources", "twin",
+    "sources", "twin",
 ]

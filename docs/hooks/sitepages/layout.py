@@ -76,10 +76,3 @@ def page_url(source: Path) -> str:
     prefix = "/" if language == DEFAULT_LANGUAGE else f"/{language}/"
     return prefix + "".join(f"{part}/" for part in parts)
 
-
-def source_of_url(url_path: str) -> Path | None:
-    """The source a URL path is built from (page_url's inverse), or None if there is none."""
-    for source in sources(language_of(url_path)):
-        if page_url(source) == url_path:
-            return source
-    return None

@@ -75,7 +75,8 @@ def _expand_snippets(block: Block, base: Path) -> None:
     try:
         expanded = preprocessor.run(lines)
     except SnippetMissingError as error:
-        raise PageFormatError(f"{block.path}:{block.line + 1 + includes[0][0]}", f"snippet include failed: {error}")
+        where = f"{block.path}:{block.line + 1 + includes[0][0]}"
+        raise PageFormatError(where, f"snippet include failed: {error}") from None
     block.code = "".join(line + "\n" for line in expanded)
     if len(lines) == 1 and whole_file:
         file = Path(found[0])

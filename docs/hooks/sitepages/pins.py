@@ -14,7 +14,8 @@ def requirements() -> dict[str, str]:
     """Package name (lower case) -> its requirement, from the dependencies and every extra."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     found = {}
-    for requirement in project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]:
+    extras = [requirement for extra in project["optional-dependencies"].values() for requirement in extra]
+    for requirement in project["dependencies"] + extras:
         name = re.split(r"[=<>!~\[ ;]", requirement, maxsplit=1)[0].lower()
         found[name] = requirement
     return found

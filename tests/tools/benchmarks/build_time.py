@@ -66,7 +66,8 @@ class Serve:
             try:
                 at, line = self.lines.get(timeout=max(0.0, deadline - time.perf_counter()))
             except queue.Empty:
-                raise SystemExit(f"mkdocs serve: no line matching {pattern!r} in {timeout} s:\n" + "\n".join(seen))
+                raise SystemExit(
+                    f"mkdocs serve: no line matching {pattern!r} in {timeout} s:\n" + "\n".join(seen)) from None
             seen.append(line)
             if re.search(pattern, line):
                 return at, seen

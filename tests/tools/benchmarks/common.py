@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 from sitepages import ROOT
-
 from tests import site_build
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}

@@ -32,8 +32,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.tools.benchmarks.common import ROOT, build_site, gzip_site_server, load_averages
 from tests.browser.harness import CHROMIUM, SiteServer
+from tests.tools.benchmarks.common import ROOT, build_site, gzip_site_server, load_averages
 
 HERE = Path(__file__).resolve().parent
 LIGHTHOUSE = HERE / "node_modules" / ".bin" / "lighthouse"

@@ -34,8 +34,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from tests.tools.benchmarks.common import build_site, load_averages
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer, source_pages
+from tests.tools.benchmarks.common import build_site, load_averages
 
 BUDGET = {"tutorial": 400_000, "notebook": 600_000}
 EXCLUDED = "search/search_index.json"
@@ -76,7 +76,7 @@ def measure(site: Path) -> tuple[list[dict], int]:
         for path in source_pages():
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             finished = []
-            context.on("requestfinished", lambda request: finished.append(request))
+            context.on("requestfinished", finished.append)
             page = context.new_page()
             # The search worker starts after load and fetches the index last of all: wait
             # for it, then for quiet, so that nothing the first visit loads is missed.

@@ -110,7 +110,7 @@ def main() -> None:
         command += f" --threads {args.threads} --repeats {args.repeats}"
     results = {
         "command": command,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "repeats": repeats,
         "warmup": WARMUP,
         "load": [round(load_start, 2), round(os.getloadavg()[0], 2)],

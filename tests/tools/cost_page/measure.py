@@ -86,7 +86,7 @@ def step(method: str, k: int, model: nn.Sequential, x: torch.Tensor, y: torch.Te
         loss.backward()
     elif method == "tuple":
         *grads, = torch.autograd.grad(loss, (*tensors, *params))
-        for param, grad in zip(params, grads[k:]):
+        for param, grad in zip(params, grads[k:], strict=True):
             param.grad = grad
         grads = grads[:k]
     elif method == "retain_grad":
@@ -190,22 +190,22 @@ def measure_case(name: str, batch: int, device: str, repeats: int) -> dict:
     for round_ in range(WARMUP + repeats):
         for method, k in configs:
             reset(model)
-            seconds = clock(lambda: step(method, k, model, x, y))
+            seconds = clock(lambda method=method, k=k: step(method, k, model, x, y))
             if round_ >= WARMUP:
                 times[(method, k)].append(seconds)
     peaks = {}
     for method, k in configs:
         reset(model)
-        peaks[(method, k)] = memory(lambda: step(method, k, model, x, y), device)[0]
+        peaks[(method, k)] = memory(lambda method=method, k=k: step(method, k, model, x, y), device)[0]
     reset(model)
 
     mode_times: dict[str, list[float]] = {m: [] for m in MODES}
     for round_ in range(WARMUP + 3 * repeats):  # a forward pass is cheap: more rounds
         for mode in MODES:
-            seconds = clock(lambda: forward_only(mode, model, x))
+            seconds = clock(lambda mode=mode: forward_only(mode, model, x))
             if round_ >= WARMUP:
                 mode_times[mode].append(seconds)
-    mode_memory = {mode: memory(lambda: forward_only(mode, model, x), device) for mode in MODES}
+    mode_memory = {mode: memory(lambda mode=mode: forward_only(mode, model, x), device) for mode in MODES}
 
     base_time = statistics.median(times[("backward", 0)])
     base_peak = peaks[("backward", 0)]

@@ -7,10 +7,8 @@ Each generated section sits between ``<!-- cost-of-methods:NAME -->`` and
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from sitepages import ROOT
-
 from tests.tools.cost_page.tables import load_results, sections
 
 PAGES = {"en": ROOT / "docs" / "en" / "cost-of-methods.md", "zh": ROOT / "docs" / "zh" / "cost-of-methods.md"}
@@ -39,6 +37,6 @@ def write_pages() -> None:
             pattern = _marked(name)
             if not pattern.search(text):
                 raise SystemExit(f"{page}: no <!-- cost-of-methods:{name} --> markers")
-            text = pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(3), text)
+            text = pattern.sub(lambda m, body=body: m.group(1) + body + "\n" + m.group(3), text)
         page.write_text(text, encoding="utf-8")
         print(f"rewrote {page.relative_to(ROOT)}")

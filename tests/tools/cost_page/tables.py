@@ -33,8 +33,10 @@ METHOD_NAMES = {
     },
 }
 MODE_NAMES = {
-    "en": {"normal": "normal (recording)", "no_grad": "`torch.no_grad()`", "inference_mode": "`torch.inference_mode()`"},
-    "zh": {"normal": "正常模式（记录计算图）", "no_grad": "`torch.no_grad()`", "inference_mode": "`torch.inference_mode()`"},
+    "en": {"normal": "normal (recording)", "no_grad": "`torch.no_grad()`",
+           "inference_mode": "`torch.inference_mode()`"},
+    "zh": {"normal": "正常模式（记录计算图）", "no_grad": "`torch.no_grad()`",
+           "inference_mode": "`torch.inference_mode()`"},
 }
 MODEL_NAMES = {"en": {"mlp": "MLP", "cnn": "CNN"}, "zh": {"mlp": "MLP", "cnn": "CNN"}}
 WORDS = {
@@ -103,7 +105,7 @@ def forward_table(results: dict, lang: str) -> str:
 def machine_list(results: dict, lang: str) -> str:
     w, m = WORDS[lang], results["machine"]
     items = [
-        (w["cpu"], f"{m['cpu']}, {m['cores']} {w['cores']}" if lang == "en" else f"{m['cpu']}，{m['cores']} {w['cores']}"),
+        (w["cpu"], f"{m['cpu']}{', ' if lang == 'en' else '，'}{m['cores']} {w['cores']}"),
         (w["threads"], str(m["threads"])),
     ]
     if m.get("gpu"):

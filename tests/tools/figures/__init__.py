@@ -12,10 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
+
 from sitepages import parse
-
 from tests.pagerun.execute import execute, new_session
-
 
 # The colours every figure is drawn with, one set per colour scheme of the site
 # (Material's light "default" and dark "slate"), so that figures sit on the page.

@@ -129,7 +129,7 @@ def read_graph(namespace: dict[str, object]) -> Graph:
         with torch.no_grad():
             local = node(torch.ones_like(tensor))
         local = (local,) if isinstance(local, torch.Tensor) else local
-        for (child, _), partial in zip(node.next_functions, local):
+        for (child, _), partial in zip(node.next_functions, local, strict=True):
             if child is None:  # an input that does not require grad: no edge
                 continue
             if child.name() == "torch::autograd::AccumulateGrad":
@@ -157,11 +157,11 @@ def read_graph(namespace: dict[str, object]) -> Graph:
     grads[OUTPUT] = 1.0
     for name in reversed(order):
         if name in ops:
-            for child, partial in zip(ops[name].inputs, ops[name].partials):
+            for child, partial in zip(ops[name].inputs, ops[name].partials, strict=True):
                 grads[child] += grads[name] * partial
     names = list(values)
     checked = torch.autograd.grad(output, [tensors[n] for n in names], retain_graph=True, allow_unused=True)
-    for name, grad in zip(names, checked):
+    for name, grad in zip(names, checked, strict=True):
         expected = 1.0 if name == OUTPUT else grad.item()
         if grads[name] != expected:
             raise AssertionError(f"chain rule gives d{OUTPUT}/d{name} = {grads[name]}, autograd {expected}")
@@ -331,7 +331,7 @@ def _description(graph: Graph, words: dict[str, str], direction: str) -> str:
             )
         else:
             partials = words["list"].join(
-                f"∂{name}/∂{child} = {_number(p)}" for child, p in zip(op.inputs, op.partials)
+                f"∂{name}/∂{child} = {_number(p)}" for child, p in zip(op.inputs, op.partials, strict=True)
             )
             sentences.append(words["passes"].format(op=op.name, partials=partials))
     if direction == "backward":

@@ -16,6 +16,7 @@ last-bit differences cannot change a step (``_quantized``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -82,10 +83,10 @@ def _hex(rgb: tuple[float, float, float]) -> str:
 def heat(value: float) -> str:
     """Colour of a map value in [0, 1], interpolated between the stops."""
     value = min(1.0, max(0.0, value))
-    for (v0, c0), (v1, c1) in zip(STOPS, STOPS[1:]):
+    for (v0, c0), (v1, c1) in itertools.pairwise(STOPS):
         if value <= v1:
             t = (value - v0) / (v1 - v0)
-            return _hex(tuple(a + t * (b - a) for a, b in zip(c0, c1)))
+            return _hex(tuple(a + t * (b - a) for a, b in zip(c0, c1, strict=True)))
     return _hex(STOPS[-1][1])
 
 
@@ -170,7 +171,7 @@ def svg(image: list[list[float]], cam: list[list[float]], language: str, theme: 
         text["cam"].format(h=ch, w=cw),
         text["overlay"],
     )
-    for x, caption in zip(xs, captions):
+    for x, caption in zip(xs, captions, strict=True):
         parts.append(
             f'<text x="{x + PANEL / 2:.1f}" y="{y0 - 12}" {font} font-size="13" '
             f'text-anchor="middle" fill="{colours["text"]}">{escape(caption)}</text>'
