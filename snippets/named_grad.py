@@ -116,11 +116,12 @@ def named_grad(
         create_graph=create_graph,
         allow_unused=True,
     )
-    unused = [name for (name, _), grad in zip(pairs, grads, strict=True) if grad is None]
+    names = [name for name, _ in pairs]
+    unused = [name for name, grad in zip(names, grads, strict=True) if grad is None]
     if unused and not allow_unused:
         raise ValueError(
             "named_grad: the output does not depend on "
             f"{', '.join(map(repr, unused))} (no path in the graph); "
             "pass allow_unused=True to get None for it"
         )
-    return {name: grad for (name, _), grad in zip(pairs, grads, strict=True)}
+    return dict(zip(names, grads, strict=True))
