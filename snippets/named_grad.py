@@ -117,11 +117,12 @@ def named_grad(
         allow_unused=True,
     )
     names = [name for name, _ in pairs]
-    unused = [name for name, grad in zip(names, grads, strict=True) if grad is None]
+    found = dict(zip(names, grads, strict=True))
+    unused = [name for name, grad in found.items() if grad is None]
     if unused and not allow_unused:
         raise ValueError(
             "named_grad: the output does not depend on "
             f"{', '.join(map(repr, unused))} (no path in the graph); "
             "pass allow_unused=True to get None for it"
         )
-    return dict(zip(names, grads, strict=True))
+    return found
