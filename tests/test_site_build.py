@@ -23,6 +23,16 @@ def test_mkdocs_build_strict_has_no_warnings(built_site):
     assert result.returncode == 0 and not warnings, f"mkdocs build --strict failed:\n{log}"
 
 
+def test_the_build_log_holds_only_mkdocs_progress(built_site):
+    """A writer sees warnings and errors, not the plugins' routine notes (docs/hooks/quiet_log.py)."""
+    _, result = built_site
+    progress = re.compile(r"INFO\s+-\s+(Cleaning site directory|Building documentation to directory: .*|"
+                          r"Documentation built in [\d.]+ seconds)")
+    lines = (result.stdout + result.stderr).splitlines()
+    noise = [line for line in lines if line.strip() and not progress.fullmatch(line)]
+    assert not noise, "the build logs more than its progress:\n" + "\n".join(noise[:20])
+
+
 class SearchIndex:
     """Both languages' built search indexes, tokenised once, ranked as Material's search matches.
 
