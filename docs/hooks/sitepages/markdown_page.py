@@ -6,13 +6,19 @@
 * ``<!--pytest.mark.skip(reason="...")-->`` before a fence declares that it is
   not run, and why.
 
-Hand-written, because no Markdown library reports what the suite needs: the
-line of each fence, the HTML comment just before it, and the fences that
-pytest-codeblocks passes over without a word (``~~~`` fences, ``py``,
-``pycon``, ``python title=...``), so that a test can refuse them instead of
-letting them go unexecuted. (markdown-it-py tokenises fences, but drops the
-comments' positions relative to them and does not know admonitions or
-content tabs, whose indented fences it reads as code blocks.)
+Hand-written (a line scanner and a binder, below), because the libraries that
+read fences give the suite different code than the site shows. Measured on all
+56 pages (2026-11, the architecture review): markdown-it-py with
+mdit-py-plugins' admonitions returned different blocks on 20 of them. Fences
+inside admonitions and content tabs came out one line early; code inside an
+admonition was cut at its first double blank line (turning-gradients-off.md,
+intermediate/hooks.md, saved-tensors-hooks.md); one block of
+saved-tensors-hooks.md was lost, in both languages. Sybil's fence lexer found
+the same fences as this scanner, but would make Sybil a dependency of the site
+build, and binding the markers below stays hand-written either way. The
+scanner also reports the fences pytest-codeblocks passes over without a word
+(``~~~`` fences, ``py``, ``pycon``, ``python title=...``), so that a test can
+refuse them instead of letting them go unexecuted.
 
 An executed block may include a file with a pymdownx.snippets line,
 ``--8<-- "snippets/capture_grads.py"``. The site shows the file's text in its
@@ -25,6 +31,8 @@ check see); ``Block.code`` is what runs. A missing file is a PageFormatError.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from markdown import Markdown
@@ -83,81 +91,87 @@ def _expand_snippets(block: Block, base: Path) -> None:
         block.included_file = str(file.relative_to(Path.cwd()) if file.is_relative_to(Path.cwd()) else file)
 
 
+@dataclass(frozen=True)
+class _Marker:
+    line: int
+    kind: str  # "codeblocks" (<!--pytest-codeblocks:KEYWORD-->) or "mark" (<!--pytest.mark.TEXT-->)
+    text: str
+    raw: str
+
+
+@dataclass(frozen=True)
+class _Fence:
+    line: int  # the opening fence
+    end: int  # the closing fence
+    indent: int
+    chars: str
+    info: str
+    text: str  # the body, de-indented by the opening fence's indent
+
+
+def _scan(path: Path, lines: list[str]) -> Iterator[_Marker | _Fence]:
+    """The page's markers and fences, in order; the lines inside a fence are never read as markers."""
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if marker := _CODEBLOCKS_MARKER.match(stripped):
+            yield _Marker(i + 1, "codeblocks", marker.group(1).strip(), stripped)
+        elif mark := _PYTEST_MARK.match(stripped):
+            yield _Marker(i + 1, "mark", mark.group(1), stripped)
+        elif opening := _FENCE_OPEN.match(lines[i]):
+            indent, chars = len(opening.group("indent")), opening.group("chars")
+            body: list[str] = []
+            j = i + 1
+            while True:
+                if j >= len(lines):
+                    raise PageFormatError(f"{path}:{i + 1}", f"fence {chars!r} is never closed")
+                candidate = lines[j].lstrip(" ")
+                if candidate.startswith(chars) and candidate.strip(chars[0]) == "":
+                    break
+                body.append(lines[j][min(indent, len(lines[j]) - len(candidate)):])
+                j += 1
+            yield _Fence(i + 1, j + 1, indent, chars, opening.group("info").strip(), "".join(f"{b}\n" for b in body))
+            i = j
+        i += 1
+
+
 def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
     """Every fenced block of the page except outputs, which are attached to their code block.
 
-    Executed blocks get their snippet includes expanded, from ``snippets_base``.
+    The markers bind to the fence after them: an expected-output marker makes
+    it the output of the code block before it, a skip marker declares it not
+    run. Executed blocks get their snippet includes expanded, from ``snippets_base``.
     """
     path = Path(path)
-    lines = path.read_text(encoding="utf-8").splitlines()
     blocks: list[Block] = []
-    pending_output_marker: int | None = None
-    pending_skip: tuple[int, str] | None = None
+    pending_output: int | None = None  # the line of an expected-output marker waiting for its fence
+    pending_skip: tuple[int, str] | None = None  # a skip marker's line and reason, likewise
     last_code: Block | None = None
-    i = 0
-    while i < len(lines):
-        line_no = i + 1
-        stripped = lines[i].strip()
-
-        marker = _CODEBLOCKS_MARKER.match(stripped)
-        if marker:
-            keyword = marker.group(1).strip()
-            if keyword != "expected-output":
+    for item in _scan(path, path.read_text(encoding="utf-8").splitlines()):
+        where = f"{path}:{item.line}"
+        if isinstance(item, _Marker) and item.kind == "codeblocks":
+            if item.text != "expected-output":
                 raise PageFormatError(
-                    f"{path}:{line_no}",
-                    f"unsupported marker 'pytest-codeblocks:{keyword}'; pages use only "
-                    "'expected-output' (the blocks of a page already run as one session, "
-                    "so 'cont' is not needed, and skips are declared with "
-                    "<!--pytest.mark.skip(reason=\"...\")-->)",
-                )
+                    where, f"unsupported marker 'pytest-codeblocks:{item.text}'; pages use only "
+                    "'expected-output' (the blocks of a page already run as one session, so 'cont' is not "
+                    "needed, and skips are declared with <!--pytest.mark.skip(reason=\"...\")-->)")
             if last_code is None or last_code.output is not None:
                 raise PageFormatError(
-                    f"{path}:{line_no}", "expected-output marker without a code block above it "
-                    "that still lacks an output"
-                )
-            pending_output_marker = line_no
-            i += 1
-            continue
-
-        mark = _PYTEST_MARK.match(stripped)
-        if mark:
-            reason = _SKIP_REASON.match(mark.group(1))
+                    where, "expected-output marker without a code block above it that still lacks an output")
+            pending_output = item.line
+        elif isinstance(item, _Marker):
+            reason = _SKIP_REASON.match(item.text)
             if not reason or not reason.group(2).strip():
                 raise PageFormatError(
-                    f"{path}:{line_no}",
-                    f"expected <!--pytest.mark.skip(reason=\"why this block is not run\")-->, "
-                    f"got {stripped!r}",
-                )
-            pending_skip = (line_no, reason.group(2).strip())
-            i += 1
-            continue
-
-        opening = _FENCE_OPEN.match(lines[i])
-        if not opening:
-            i += 1
-            continue
-
-        indent = len(opening.group("indent"))
-        chars = opening.group("chars")
-        body: list[str] = []
-        j = i + 1
-        while True:
-            if j >= len(lines):
-                raise PageFormatError(f"{path}:{line_no}", f"fence {chars!r} is never closed")
-            candidate = lines[j].lstrip(" ")
-            if candidate.startswith(chars) and candidate.strip(chars[0]) == "":
-                break
-            body.append(lines[j][min(indent, len(lines[j]) - len(candidate)):])
-            j += 1
-        text = "".join(line + "\n" for line in body)
-        info = opening.group("info").strip()
-
-        if pending_output_marker is not None:
-            assert last_code is not None
-            last_code.output = Output(text=text, line=line_no, end=j + 1, marker_line=pending_output_marker, info=info)
-            pending_output_marker = None
+                    where, f'expected <!--pytest.mark.skip(reason="why this block is not run")-->, got {item.raw!r}')
+            pending_skip = (item.line, reason.group(2).strip())
+        elif pending_output is not None:
+            last_code.output = Output(text=item.text, line=item.line, end=item.end, marker_line=pending_output,
+                                      info=item.info)
+            pending_output = None
         else:
-            block = Block(path=path, source=text, line=line_no, end=j + 1, indent=indent, fence=chars, info=info)
+            block = Block(path=path, source=item.text, line=item.line, end=item.end, indent=item.indent,
+                          fence=item.chars, info=item.info)
             if pending_skip is not None:
                 block.marker_line, block.skip_reason = pending_skip
                 pending_skip = None
@@ -165,10 +179,8 @@ def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
                 _expand_snippets(block, snippets_base)
             blocks.append(block)
             last_code = block
-        i = j + 1
-
-    if pending_output_marker is not None:
-        raise PageFormatError(f"{path}:{pending_output_marker}", "expected-output marker with no fence after it")
+    if pending_output is not None:
+        raise PageFormatError(f"{path}:{pending_output}", "expected-output marker with no fence after it")
     if pending_skip is not None:
         raise PageFormatError(f"{path}:{pending_skip[0]}", "skip marker with no fence after it")
     return blocks
