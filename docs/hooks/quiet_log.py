@@ -4,7 +4,8 @@ Routine chatter of the plugins is dropped, at import time, before any of them
 logs: mkdocs-static-i18n's per-language notes ("Building 'zh' documentation",
 "Overriding 'zh' config ..."), mkdocs-jupyter's "Converting notebook" and
 "Copied jupyter file" for every notebook, and jieba's four lines when it loads
-its dictionary for Chinese search. Under ``mkdocs serve --dirty`` (the
+its dictionary for Chinese search, and the date plugin's note on each page not
+committed yet (it then shows the build date, as it should). Under ``mkdocs serve --dirty`` (the
 README's command) mkdocs reports the dirty build itself and its stale files
 on every rebuild; both are the mode the writer chose, not problems, and are
 dropped too. Any other warning still fails ``mkdocs build --strict``.
@@ -19,7 +20,8 @@ import logging
 
 import jieba
 
-for name in ("mkdocs.plugins.mkdocs_static_i18n", "mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter"):
+for name in ("mkdocs.plugins.mkdocs_static_i18n", "mkdocs.plugins.mkdocs_jupyter", "mkdocs.mkdocs-jupyter",
+             "mkdocs.plugins.mkdocs_git_revision_date_localized_plugin"):
     logging.getLogger(name).setLevel(logging.WARNING)
 jieba.setLogLevel(logging.WARNING)
 

@@ -1,31 +1,78 @@
-"""Under every page's title: the torch version its outputs were verified with, and when the page last changed.
+"""Under every page's title: the torch it was verified with, the releases its code runs on unchanged, its last change.
 
 The version is the torch pin in pyproject.toml (``sitepages.pins``): the
 suite asserts every output against that version, so it is written nowhere
-else. The date is the last commit that changed the page's source, from
-mkdocs-git-revision-date-localized-plugin (a page not committed yet shows
-the build date); a page's outputs change only with its source.
+else. The releases come from the version matrix (``sitepages.torch_versions``):
+the widest run of consecutive releases around the pin on which every block
+prints what the page shows, linked to the page's entry on the "Torch versions"
+page; a page whose current code has no data says so instead. The date is the
+last commit that changed the page's source, from
+mkdocs-git-revision-date-localized-plugin (a page not committed yet shows the
+build date); a page's outputs change only with its source.
 """
 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
-from sitepages import language_of
+from mkdocs.utils import get_relative_url
+
+from sitepages import ROOT, language_of, parse, page_url
 from sitepages.pins import pinned
+from sitepages.torch_versions import page_results, releases, unchanged_range
 
 TEXT = {
-    "en": "Verified with torch {version} (CPU) · last changed {date}",
-    "zh": "本页输出已在 torch {version}（CPU 版）上验证 · 最后修改于 {date}",
+    "en": {
+        "verified": "Verified with torch {version} (CPU)",
+        "unchanged": "runs unchanged on torch {first}–{last}",
+        "only": "runs unchanged on torch {first} only",
+        "others": "what differs on other releases",
+        "unchecked": "not yet checked on other torch releases",
+        "changed": "last changed {date}",
+    },
+    "zh": {
+        "verified": "本页输出已在 torch {version}（CPU 版）上验证",
+        "unchanged": "在 torch {first}–{last} 上运行结果不变",
+        "only": "仅在 torch {first} 上运行结果不变",
+        "others": "其他版本上的差异",
+        "unchecked": "尚未在其他 torch 版本上检查",
+        "changed": "最后修改于 {date}",
+    },
 }
+
+
+def versions_part(source: Path, language: str, page_path: str) -> str:
+    """The releases a page with code runs on unchanged, as HTML ("" for a page without code)."""
+    if not any(block.executed for block in parse(ROOT / source)) or not releases():
+        return ""
+    words = TEXT[language]
+    results = page_results(source)
+    span = unchanged_range(results)
+    others = [result for result in results if result.version != pinned("torch").split("+")[0]]
+    if span is None or all(result.state == "not checked" for result in others):
+        return html.escape(words["unchecked"])
+    first, last = span
+    claim = html.escape(words["unchanged" if first != last else "only"].format(first=first, last=last))
+    if all(result.state == "same" for result in results):
+        return claim
+    anchor = "page-" + source.relative_to(Path("docs", language)).with_suffix("").as_posix().replace("/", "-")
+    versions_page = page_url(Path("docs", language, "torch-versions.md"))
+    link = get_relative_url(versions_page.lstrip("/") + "index.html", page_path.lstrip("/") + "index.html")
+    return f'{claim} (<a href="{link}#{anchor}">{html.escape(words["others"])}</a>)'
 
 
 def on_page_content(content: str, page, config, files) -> str:
     language = language_of(page.file.src_uri)
+    words = TEXT[language]
+    source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)
+    parts = [html.escape(words["verified"].format(version=pinned("torch")))]
+    versions = versions_part(source, language, page_url(source))
+    if versions:
+        parts.append(versions)
     date = page.meta.get("git_revision_date_localized_raw_iso_date", "")
-    line = TEXT[language].format(version=pinned("torch"), date=date)
-    if not date:
-        line = line.split(" · ")[0]
-    tag = f'<p class="verified-with" data-search-exclude>{html.escape(line)}</p>'
+    if date:
+        parts.append(html.escape(words["changed"].format(date=date)))
+    tag = f'<p class="verified-with" data-search-exclude>{" · ".join(parts)}</p>'
     end = content.find("</h1>")
     return tag + content if end < 0 else content[: end + 5] + tag + content[end + 5 :]

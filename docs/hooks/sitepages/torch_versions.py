@@ -1,0 +1,151 @@
+"""What each page's code does on other torch releases: the version matrix, read from docs/data/torch-versions/.
+
+``python -m tests.tools torch_versions refresh`` runs every English page and
+notebook, with the suite's engine in fresh interpreters, on one torch release
+per minor version, and writes one file per release, ``VERSION.json``: the full
+version string it ran, and per page the hash of the code it ran
+(``page_code_hash``) and per executed block what it did. A block that printed
+what the page shows is stored as the hash of that output; anything else is
+stored as text: what it printed instead, what it wrote to stderr, the error it
+raised, or why it did not run.
+
+Everything shown on the site is derived here, at build time, from that data
+and the pages as they are now: a page whose code changed since its data was
+made, or a block whose shown output changed, is "not yet checked" on that
+release, and nothing is claimed for it. The Chinese pages run their English
+twins' code (tests/test_translation_parity.py) and are shown the same data.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import Block, parse
+from .layout import DOCS, ROOT, twin
+from .pins import pinned
+from .twins import code_key
+
+DATA = DOCS / "data" / "torch-versions"
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def page_code_hash(blocks: list[Block]) -> str:
+    """What the page's executed blocks run, comments aside, as one hash (twins share it)."""
+    return digest("\x00".join(code_key(blocks)))
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version.split("+")[0])[:3])
+
+
+def minor(version: str) -> str:
+    return ".".join(version.split("+")[0].split(".")[:2])
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    """What one executed block did on one release."""
+
+    state: str  # "same", "differs", "raises", "not run", "unknown" (its shown output changed since)
+    text: str = ""  # what it printed (differs), the error (raises) or why (not run)
+    stderr: str = ""  # what it wrote to stderr, which the page never shows
+
+
+@dataclass(frozen=True)
+class PageResult:
+    version: str  # the release requested, e.g. 2.4.1
+    full_version: str  # what torch.__version__ said, e.g. 2.4.1+cu121
+    state: str  # "same" (every block), "differs", "not run", "not checked" (no data for this code)
+    blocks: tuple[BlockResult, ...] = ()
+    reason: str = ""  # not run: why
+
+    @property
+    def differing(self) -> list[int]:
+        """Indexes (among the executed blocks) of the blocks that do not do what the page shows."""
+        return [i for i, block in enumerate(self.blocks) if block.state != "same"]
+
+
+@functools.cache
+def releases(data: Path = DATA) -> dict[str, dict]:
+    """Release -> its stored data, oldest first."""
+    found = {}
+    for path in data.glob("*.json"):
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        if stored.get("requested") != path.stem:
+            raise ValueError(f"{path.relative_to(ROOT)}: 'requested' is {stored.get('requested')!r}, "
+                             f"expected {path.stem!r} (the file's name)")
+        found[path.stem] = stored
+    return dict(sorted(found.items(), key=lambda item: version_key(item[0])))
+
+
+def _block_result(stored: dict | None, block: Block) -> BlockResult:
+    if stored is None:
+        return BlockResult("unknown")
+    if "not_run" in stored:
+        return BlockResult("not run", stored["not_run"])
+    stderr = stored.get("stderr", "")
+    if "error" in stored:
+        return BlockResult("raises", stored["error"], stderr)
+    if "stdout" in stored:
+        return BlockResult("differs", stored["stdout"], stderr)
+    if stored.get("stdout_hash") == digest(block.expected):
+        return BlockResult("differs" if stderr else "same", block.expected if stderr else "", stderr)
+    return BlockResult("unknown")
+
+
+def page_result(source: Path, version: str, data: Path = DATA) -> PageResult:
+    """What the page's code (of either language) does on that release, as far as the data knows."""
+    english = twin(source, "en")
+    blocks = [block for block in parse(ROOT / english) if block.executed]
+    stored_release = releases(data)[version]
+    full = stored_release.get("torch", version)
+    stored = stored_release["pages"].get(english.relative_to("docs/en").as_posix())
+    if stored is None or stored["code"] != page_code_hash(blocks):
+        return PageResult(version, full, "not checked")
+    if "not_run" in stored:
+        return PageResult(version, full, "not run", reason=stored["not_run"])
+    results = tuple(_block_result(stored["blocks"][i] if i < len(stored["blocks"]) else None, block)
+                    for i, block in enumerate(blocks))
+    if any(result.state == "unknown" for result in results):
+        return PageResult(version, full, "not checked", results)
+    return PageResult(version, full, "same" if all(r.state == "same" for r in results) else "differs", results)
+
+
+def page_results(source: Path, data: Path = DATA) -> list[PageResult]:
+    return [page_result(source, version, data) for version in releases(data)]
+
+
+def unchanged_range(results: list[PageResult]) -> tuple[str, str] | None:
+    """The widest run of consecutive releases, around the pinned one, on which the page runs unchanged."""
+    versions = [result.version for result in results]
+    pin = pinned("torch").split("+")[0]
+    if pin not in versions:
+        return None
+    start = end = versions.index(pin)
+    if results[start].state != "same":
+        return None
+    while start > 0 and results[start - 1].state == "same":
+        start -= 1
+    while end < len(results) - 1 and results[end + 1].state == "same":
+        end += 1
+    return minor(versions[start]), minor(versions[end])
+
+
+def version_span(versions: list[str]) -> str:
+    """2.0, 2.1, 2.2, 2.4 -> "2.0–2.2, 2.4" (consecutive releases of the matrix joined)."""
+    order = [minor(v) for v in releases()]
+    runs: list[list[str]] = []
+    for version in sorted({minor(v) for v in versions}, key=order.index):
+        if runs and order.index(version) == order.index(runs[-1][-1]) + 1:
+            runs[-1].append(version)
+        else:
+            runs.append([version])
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)

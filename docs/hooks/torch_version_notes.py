@@ -1,0 +1,194 @@
+"""What other torch releases do with a page's code: notes at the blocks that differ, and the versions page.
+
+From the version matrix (docs/data/torch-versions/, read by
+``sitepages.torch_versions``): after each executed block that prints
+something else, raises, or writes to stderr on some release, a collapsed
+note shows, per group of releases that behave alike, exactly what they
+print or raise. The "Torch versions" page (``docs/LANG/torch-versions.md``)
+gets, in place of its two marker lines, the matrix of pages against
+releases and, per page, where it differs; and the list of behaviour changes
+(docs/data/torch-versions/changes.yml), each backed by a block of the data.
+Releases with no data for the page's current code are never shown as
+agreeing: they are "not yet checked".
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from sitepages import ROOT, language_of, parse, parse_page, sources, twin
+from sitepages.torch_versions import DATA, page_results, releases, version_span
+
+MATRIX = "<!-- torch-version-matrix -->"
+CHANGES = "<!-- torch-version-changes -->"
+TEXT = {
+    "en": {
+        "note": "On other torch versions",
+        "print": "**torch {versions}** print{s}:", "raises": "**torch {versions}** raise{s}:",
+        "stderr": "**torch {versions}** also write{s} to stderr:",
+        "page": "Page", "same": "✓", "not checked": "·", "not run": "✗",
+        "legend": "✓ every block prints what the page shows · *n*: *n* blocks print something else or raise · "
+                  "✗ the page cannot run there · · not yet checked (no data for the page's current code)",
+        "per_page": "Where each page differs",
+        "differs": "torch {versions}: {count} block{s} behave{verb} differently ({lines})",
+        "cannot": "torch {versions}: not run, {reason}",
+        "unchecked": "torch {versions}: not yet checked",
+        "all_same": "Runs unchanged on every release of the matrix.",
+        "line": "line", "cell": "cell",
+        "since": "**Since torch {since}**",
+    },
+    "zh": {
+        "note": "在其他 torch 版本上",
+        "print": "**torch {versions}** 的输出：", "raises": "**torch {versions}** 报错：",
+        "stderr": "**torch {versions}** 还会向 stderr 输出：",
+        "page": "页面", "same": "✓", "not checked": "·", "not run": "✗",
+        "legend": "✓ 每个代码块的输出都与页面一致 · *n*：有 *n* 个代码块输出不同或报错 · ✗ 页面无法在该版本上运行 · "
+                  "· 尚未检查（没有页面当前代码的数据）",
+        "per_page": "各页面的差异",
+        "differs": "torch {versions}：{count} 个代码块的行为不同（{lines}）",
+        "cannot": "torch {versions}：无法运行，{reason}",
+        "unchecked": "torch {versions}：尚未检查",
+        "all_same": "在矩阵中的所有版本上运行结果都不变。",
+        "line": "第 {n} 行", "cell": "第 {n} 个单元格",
+        "since": "**自 torch {since} 起**",
+    },
+}
+
+
+def _fence(text: str, indent: str) -> list[str]:
+    ticks = "````" if "```" in text else "```"
+    return [f"{indent}{ticks}text", *(f"{indent}{line}" if line else "" for line in text.rstrip("\n").split("\n")),
+            f"{indent}{ticks}"]
+
+
+def block_notes(source: Path, language: str) -> dict[int, list[str]]:
+    """Index of an executed block -> the lines of its note (none for a block every release agrees on)."""
+    words = TEXT[language]
+    results = [result for result in page_results(source) if result.state in ("same", "differs")]
+    notes = {}
+    blocks = [block for block in parse_page(ROOT / twin(source, "en")) if block.executed]
+    for index in range(len(blocks)):
+        groups: dict[tuple[str, str, str], list[str]] = {}
+        for result in results:
+            block = result.blocks[index]
+            if block.state in ("same", "not run"):
+                continue
+            groups.setdefault((block.state, block.text, block.stderr), []).append(result.version)
+        lines: list[str] = []
+        for (state, text, stderr), versions in groups.items():
+            plural = "" if len(versions) > 1 else "s"
+            span = version_span(versions)
+            if state == "raises":
+                lines += [words["raises"].format(versions=span, s=plural), "", *_fence(text, ""), ""]
+            elif text != blocks[index].expected:
+                lines += [words["print"].format(versions=span, s=plural), "", *_fence(text, ""), ""]
+            if stderr:
+                lines += [words["stderr"].format(versions=span, s=plural), "", *_fence(stderr, ""), ""]
+        if lines:
+            notes[index] = lines
+    return notes
+
+
+def _with_notes(markdown: str, source: Path, language: str) -> str:
+    notes = block_notes(source, language)
+    if not notes:
+        return markdown
+    lines = markdown.split("\n")
+    blocks = [block for block in parse_page(ROOT / source) if block.executed]
+    for index in sorted(notes, reverse=True):  # bottom up: earlier line numbers stay valid
+        block = blocks[index]
+        after = block.output.end if block.output else block.end
+        indent = " " * block.indent
+        note = ["", f'{indent}??? note "{TEXT[language]["note"]}"', ""]
+        note += [f"{indent}    {line}" if line else "" for line in notes[index]]
+        lines[after:after] = note
+    return "\n".join(lines)
+
+
+def _page_title(source: Path) -> str:
+    """The page's H1 (a notebook's: in its first Markdown cell), after any front matter."""
+    if source.suffix == ".ipynb":
+        cells = json.loads((ROOT / source).read_text(encoding="utf-8"))["cells"]
+        text = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
+    else:
+        text = (ROOT / source).read_text(encoding="utf-8")
+        if text.startswith("---\n"):
+            text = text[text.index("\n---", 4) + 4:]
+    return next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), source.stem)
+
+
+def matrix(language: str, page: Path) -> str:
+    words = TEXT[language]
+    versions = [".".join(v.split(".")[:2]) for v in releases()]
+    rows = ["| " + " | ".join([words["page"], *versions]) + " |", "|---" * (len(versions) + 1) + "|"]
+    details = [f"## {words['per_page']} {{ #where-each-page-differs }}", ""]
+    for source in sources(language):
+        if not any(block.executed for block in _parsed(source)):
+            continue
+        results = page_results(source)
+        target = Path(source).relative_to(Path(page).parent).as_posix()
+        cells = [str(len(r.differing)) if r.state == "differs" else words[r.state] for r in results]
+        title = _page_title(source)
+        rows.append(f"| [{title}]({target}) | " + " | ".join(cells) + " |")
+        details += _differences(source, results, language, title, target)
+    return "\n".join([*rows, "", words["legend"], "", *details])
+
+
+def _parsed(source: Path):
+    return parse(ROOT / source)
+
+
+def _differences(source, results, language, title, target) -> list[str]:
+    words = TEXT[language]
+    anchor = "page-" + Path(source).relative_to(Path("docs", language)).with_suffix("").as_posix().replace("/", "-")
+    lines = [f"### [{title}]({target}) {{ #{anchor} }}", ""]
+    groups: dict[tuple, list[str]] = {}
+    blocks = [block for block in _parsed(twin(source, "en")) if block.executed]
+    for result in results:
+        if result.state == "differs":
+            where = ", ".join(words["line"].format(n=blocks[i].line) if language == "zh"
+                              else f"{words['line']} {blocks[i].line}" for i in result.differing)
+            key = ("differs", len(result.differing), where)
+        elif result.state == "not run":
+            key = ("cannot", result.reason)
+        elif result.state == "not checked":
+            key = ("unchecked",)
+        else:
+            continue
+        groups.setdefault(key, []).append(result.version)
+    if not groups:
+        return [*lines, words["all_same"], ""]
+    for key, versions in groups.items():
+        span = version_span(versions)
+        if key[0] == "differs":
+            count = key[1]
+            text = words["differs"].format(versions=span, count=count, s="" if count == 1 else "s",
+                                           verb="s" if count == 1 else "", lines=key[2])
+        elif key[0] == "cannot":
+            text = words["cannot"].format(versions=span, reason=key[1])
+        else:
+            text = words["unchecked"].format(versions=span)
+        lines.append(f"- {text}")
+    return [*lines, ""]
+
+
+def changes(language: str) -> str:
+    path = DATA / "changes.yml"
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["changes"] if path.is_file() else []
+    lines = []
+    for entry in entries:
+        lines += [TEXT[language]["since"].format(since=entry["since"]) + " " + entry[language].strip(), ""]
+    return "\n".join(lines)
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)
+    language = language_of(page.file.src_uri)
+    if MATRIX in markdown:
+        markdown = markdown.replace(MATRIX, matrix(language, source)).replace(CHANGES, changes(language))
+    if source.suffix == ".md" and releases():
+        markdown = _with_notes(markdown, source, language)
+    return markdown
