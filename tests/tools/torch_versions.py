@@ -4,7 +4,7 @@
     python -m tests.tools torch_versions refresh --versions 2.4.1 --pages docs/en/retain-graph.md
     python -m tests.tools torch_versions refresh --dry-run        # what it would install and run
     python -m tests.tools torch_versions status                   # the matrix, and what is stale
-    python -m tests.tools torch_versions discover                 # releases on PyPI the matrix lacks
+    python -m tests.tools torch_versions discover [--write]       # releases on PyPI the matrix lacks
 
 Not part of the test suite, and never run by CI's test job: each release is a
 multi-GB download (PyPI publishes recent torch as CUDA builds only; they run
@@ -113,8 +113,8 @@ def stale(version: str, pages: dict[str, list[Block]]) -> list[str]:
 class Environment:
     """A virtual environment with one torch release, or this interpreter for the pinned one."""
 
-    def __init__(self, version: str, folder: Path, dry_run: bool = False) -> None:
-        self.version, self.folder, self.dry_run = version, folder, dry_run
+    def __init__(self, version: str, folder: Path, dry_run: bool = False, index_url: str | None = None) -> None:
+        self.version, self.folder, self.dry_run, self.index_url = version, folder, dry_run, index_url
         self.python = sys.executable if self.is_pinned else str(folder / "bin" / "python")
         self.tensorflow = "" if self.is_pinned else "not installed yet"
 
@@ -125,6 +125,8 @@ class Environment:
     def _pip(self, *arguments: str) -> subprocess.CompletedProcess:
         command = [self.python, "-m", "pip", "install", "--no-cache-dir", "--disable-pip-version-check", "-q",
                    *arguments]
+        if self.index_url:  # e.g. PyTorch's CPU wheels, with PyPI for everything else
+            command += ["--index-url", self.index_url, "--extra-index-url", "https://pypi.org/simple"]
         if self.dry_run:
             print("  would run:", " ".join(command[2:]))
             return subprocess.CompletedProcess(command, 0, "", "")
@@ -209,8 +211,9 @@ def page_entry(blocks: list[Block], runs: list, environment: Environment) -> dic
 
 
 # ------------------------------------------------------------------ the commands
-def refresh(versions: list[str], pages: dict[str, list[Block]], dry_run: bool, venvs: Path) -> None:
-    work = [(version, stale(version, pages)) for version in versions]
+def refresh(versions: list[str], pages: dict[str, list[Block]], dry_run: bool, venvs: Path,
+            index_url: str | None = None, force: bool = False) -> None:
+    work = [(version, list(pages) if force else stale(version, pages)) for version in versions]
     work = [(version, names) for version, names in work if names]
     print(f"{len(work)} of {len(versions)} release(s) have stale pages; "
           f"{sum(len(names) for _, names in work)} page runs in all")
@@ -219,7 +222,7 @@ def refresh(versions: list[str], pages: dict[str, list[Block]], dry_run: bool, v
         elapsed = time.monotonic() - started
         left = "" if number == 1 else f", about {elapsed / (number - 1) * (len(work) - number + 1) / 60:.0f} min left"
         print(f"[{number}/{len(work)}] torch {version}: {len(names)} page(s){left}", flush=True)
-        environment = Environment(version, venvs / f"torch-{version}", dry_run)
+        environment = Environment(version, venvs / f"torch-{version}", dry_run, index_url)
         try:
             environment.create()
             if dry_run:
@@ -255,8 +258,9 @@ def status(pages: dict[str, list[Block]]) -> None:
               f"{f', stale {len(names)}' if names else ''}")
 
 
-def discover() -> None:
-    """Minor releases on PyPI newer than the matrix's newest (a release to add to releases.yml)."""
+def discover(write: bool) -> None:
+    """The newest patch of every minor release on PyPI that releases.yml lacks; with ``write``, added there
+    (a newer patch replaces the older one, whose data then goes: it ran other code)."""
     result = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "torch"], capture_output=True, text=True,
                             env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
     match = re.search(r"Available versions: (.*)", result.stdout)
@@ -269,9 +273,20 @@ def discover() -> None:
         if key >= (2, 0) and (key not in newest or version_key(version) > version_key(newest[key])):
             newest[key] = version
     listed = {version_key(v)[:2]: v for v in planned_releases()}
-    for key, version in sorted(newest.items()):
-        if listed.get(key) != version:
-            print(f"{version}: {'newer patch than ' + listed[key] if key in listed else 'not in the matrix'}")
+    new = {key: version for key, version in newest.items() if listed.get(key) != version}
+    for key, version in sorted(new.items()):
+        print(f"{version}: {'a newer patch than ' + listed[key] if key in listed else 'not in the matrix'}")
+    if not new:
+        print("releases.yml lists the newest patch of every minor release on PyPI")
+    if write and new:
+        for key in new:
+            if key in listed:
+                (DATA / f"{listed[key]}.json").unlink(missing_ok=True)
+        releases = sorted({**listed, **new}.values(), key=version_key)
+        text = RELEASES.read_text(encoding="utf-8")
+        header = text[:text.index("releases:")]
+        RELEASES.write_text(header + "releases:\n" + "".join(f"  - {v}\n" for v in releases), encoding="utf-8")
+        print(f"wrote {RELEASES.relative_to(ROOT)}")
 
 
 def main() -> int:
@@ -281,21 +296,25 @@ def main() -> int:
     run.add_argument("--versions", nargs="+", help="releases to run (default: every one in releases.yml)")
     run.add_argument("--pages", nargs="+", type=Path, help="English pages or notebooks (default: all)")
     run.add_argument("--dry-run", action="store_true", help="say what would be installed and run, do nothing")
+    run.add_argument("--force", action="store_true", help="run the chosen pages even where their data is current")
     run.add_argument("--venvs", type=Path, default=Path(tempfile.gettempdir()) / "torch-version-matrix",
                      help="where the virtual environment of the release being run is made")
+    run.add_argument("--index-url", help="where to install torch from, e.g. https://download.pytorch.org/whl/cpu "
+                                         "(default: PyPI, whose recent releases are CUDA builds)")
     commands.add_parser("status", help="the matrix in numbers, and what is stale")
-    commands.add_parser("discover", help="releases on PyPI that the matrix lacks")
+    find = commands.add_parser("discover", help="releases on PyPI that the matrix lacks")
+    find.add_argument("--write", action="store_true", help="add them to releases.yml")
     args = parser.parse_args()
     if args.command == "status":
         status(english_sources(None))
     elif args.command == "discover":
-        discover()
+        discover(args.write)
     else:
         versions = args.versions or planned_releases()
         unknown = [v for v in versions if v not in planned_releases()]
         if unknown:
             raise SystemExit(f"{unknown}: not in {RELEASES.relative_to(ROOT)}; add them there first")
-        refresh(versions, english_sources(args.pages), args.dry_run, args.venvs)
+        refresh(versions, english_sources(args.pages), args.dry_run, args.venvs, args.index_url, args.force)
     return 0
 
 
