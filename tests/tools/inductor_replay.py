@@ -8,9 +8,11 @@ replaced by `lookup_backend("inductor")`, and prints, for each block, whether
 it printed exactly the output shown on the page. Inductor needs a C++ compiler
 (gcc or clang) and is slow: about half a minute on 2 cores.
 
-    python tests/tools/inductor_replay.py [docs/en/training/compile-and-checkpoint.md]
+    python -m tests.tools inductor_replay [docs/en/training/compile-and-checkpoint.md]
 
-Exit status 1 if any block printed something else.
+(on a checkout without the tools runner: ``PYTHONPATH=docs/hooks python
+tests/tools/inductor_replay.py``). Exit status 1 if any block printed
+something else.
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ import io
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "docs" / "hooks"))
-
-from sitepages import parse  # noqa: E402
+from sitepages import parse
 
 PAGE = Path("docs/en/training/compile-and-checkpoint.md")
 AOT_EAGER = 'lookup_backend("aot_eager")'
 INDUCTOR = 'lookup_backend("inductor")'
+
+
+def _executed(block) -> bool:
+    # Block.executed in the current page model; Block.runs before it was renamed
+    return block.executed if hasattr(block, "executed") else block.runs
 
 
 def main() -> int:
@@ -36,7 +40,7 @@ def main() -> int:
     namespace = {"__name__": "__main__"}
     swapped = differ = 0
     for block in parse(page):
-        if not block.runs:
+        if not _executed(block):
             continue
         swapped += block.code.count(AOT_EAGER)
         code = block.code.replace(AOT_EAGER, INDUCTOR)
