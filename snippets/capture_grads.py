@@ -12,6 +12,12 @@ Copy this file into your project; it needs only torch.
     (tensor([14.]), tensor([14.]))
 
 The hooks come off when the ``with`` block ends, also when it raises.
+
+A plain ``backward()`` also writes every parameter's ``.grad``. In the
+middle of a training step (between micro-batches of gradient accumulation,
+or on one DDP process only), run ``backward(inputs=[...])`` with the
+captured tensors, or ``torch.autograd.grad``, instead: the gradients are
+captured all the same, and the parameters' ``.grad`` stay as they were.
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ Copy this file into your project; it needs only torch.
 
 All hooks, on the modules and on their outputs, come off when the ``with``
 block ends, also when it raises.
+
+A plain ``backward()`` also writes every parameter's ``.grad``. In the
+middle of a training step (between micro-batches of gradient accumulation,
+or on one DDP process only), give the input ``requires_grad`` and run
+``backward(inputs=[input])`` instead: the layers' gradients are recorded
+all the same, and the parameters' ``.grad`` stay as training left them.
 """
 
 from __future__ import annotations
