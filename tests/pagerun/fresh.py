@@ -23,7 +23,7 @@ thread pool exists yet to be lost in the fork.
     runs = replay.results()                                       # {name: [BlockRun]}
 
 ``python`` runs the server with another interpreter, e.g. one with another torch
-(tests/tools/torch_version_replay.py).
+(tests/tools/torch_versions.py).
 
 The server side is ``python -m tests.pagerun.fresh JOBS.json RESULTS.json``, with the
 project's import roots (``tests.pagerun.import_roots``).

@@ -95,10 +95,14 @@ def _block_result(stored: dict | None, block: Block) -> BlockResult:
     if "error" in stored:
         return BlockResult("raises", stored["error"], stderr)
     if "stdout" in stored:
-        return BlockResult("differs", stored["stdout"], stderr)
-    if stored.get("stdout_hash") == digest(block.expected):
-        return BlockResult("differs" if stderr else "same", block.expected if stderr else "", stderr)
-    return BlockResult("unknown")
+        printed = stored["stdout"]
+    elif stored.get("stdout_hash") == digest(block.expected):
+        printed = block.expected
+    else:  # it printed what the page showed then, and the page shows something else now
+        return BlockResult("unknown")
+    if printed == block.expected and not stderr:
+        return BlockResult("same")
+    return BlockResult("differs", printed, stderr)
 
 
 def page_result(source: Path, version: str, data: Path = DATA) -> PageResult:
