@@ -11,7 +11,10 @@ on a page that breaks it:
   the source's line breaks leave);
 * a ratio in prose is written with 倍 ("0.22 倍"); × only in tables and
   dimensions (3×3);
-* the interface is Chinese: the colour-scheme toggle too.
+* the interface is Chinese: the colour-scheme toggle, the tooltip of every
+  heading's ¶ link and the copy buttons of the notebook pages
+  (docs/hooks/interface_language.py), and the footer
+  (docs/overrides/partials/copyright.html) too.
 """
 
 from __future__ import annotations
@@ -77,9 +80,19 @@ def ratios_with_times(soup: BeautifulSoup) -> list[str]:
     return found
 
 
+# The English interface strings of the theme, the toc extension and mkdocs-jupyter: the start of
+# a tooltip or accessible label (title, aria-label), and whole text nodes.
+ENGLISH_LABELS = ("Switch to", "Permanent link", "Copy to Clipboard")
+ENGLISH_TEXTS = ("Copied!", "Made with")
+
+
 def english_interface(soup: BeautifulSoup) -> list[str]:
-    labels = [tag.get("title") or tag.get("aria-label") or "" for tag in soup.select("[title], [aria-label]")]
-    return [label for label in labels if label.startswith("Switch to")]
+    found = []
+    for tag in soup.select("[title], [aria-label]"):
+        found += [tag[attribute] for attribute in ("title", "aria-label")
+                  if tag.get(attribute, "").startswith(ENGLISH_LABELS)]
+    texts = soup.find_all(string=lambda text: text.strip() in ENGLISH_TEXTS)
+    return found + [text.strip() for text in texts if not text.find_parent(["pre", "code"])]
 
 
 RULES = {
@@ -107,7 +120,14 @@ BROKEN = """<html><body><article class="md-content__inner">
 <p>这是 <em>中间变量</em>，<em>not Chinese</em>。</p>
 <p>时间是 0.22× 的基线，形状为 3×3。原地操作和操作系统都可以。</p>
 <table><tr><td>1.23×</td></tr></table>
-</article><label title="Switch to dark mode"></label></body></html>"""
+</article><label title="Switch to dark mode"></label>
+<h2 id="x">标题<a class="headerlink" href="#x" title="Permanent link">¶</a></h2>
+<clipboard-copy for="cell-1" aria-label="Copy to Clipboard"><span class="notice" hidden>Copied!</span></clipboard-copy>
+<pre><code>print("Copied!")</code></pre>
+<footer><div class="md-copyright">
+    Made with
+    <a href="https://squidfunk.github.io/mkdocs-material/">Material for MkDocs</a>
+</div></footer></body></html>"""
 
 
 def test_each_rule_fails_on_a_page_that_breaks_it():
@@ -118,7 +138,21 @@ def test_each_rule_fails_on_a_page_that_breaks_it():
         "'原因见\\n叶子节点。模型。 '", "'\\n叶子节点。模型。 一个x。'", "'这是 中间变量，not '",
     ]
     assert ratios_with_times(soup()) == ["'时间是 0.22× 的基线，形状为 3'"]
-    assert english_interface(soup()) == ["Switch to dark mode"]
+    assert english_interface(soup()) == [
+        "Switch to dark mode", "Permanent link", "Copy to Clipboard", "Copied!", "Made with",
+    ]
+
+
+def test_the_interface_check_passes_once_the_strings_are_chinese():
+    from interface_language import COPY_BUTTON, PERMALINK_TITLE
+
+    label, copied = COPY_BUTTON["zh"]
+    translated = (BROKEN.replace("Switch to dark mode", "切换到深色模式")
+                  .replace("Permanent link", PERMALINK_TITLE["zh"])
+                  .replace('"Copy to Clipboard"', f'"{label}"')
+                  .replace("hidden>Copied!", f"hidden>{copied}")
+                  .replace("Made with", "本站使用"))
+    assert english_interface(BeautifulSoup(translated, "html.parser")) == []
 
 
 def test_the_build_removes_spaces_between_chinese_characters():

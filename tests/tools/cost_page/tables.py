@@ -61,6 +61,11 @@ def _x(ratio: float) -> str:
     return f"{ratio:.2f}×"
 
 
+def _unit(lang: str, unit: str) -> str:
+    """A unit after a header word: ' (ms)' in English, '（ms）' in Chinese, whose brackets are full-width."""
+    return f" ({unit})" if lang == "en" else f"（{unit}）"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -71,7 +76,7 @@ def method_table(results: dict, model: str, what: str, lang: str) -> str:
     """One model's time (what='time') or peak memory (what='memory') ratios, per batch and k."""
     w, names = WORDS[lang], METHOD_NAMES[lang]
     unit = "ms" if what == "time" else "MB"
-    header = [w["batch"], "k", f"{w['baseline_time']} ({unit})"] + [names[m] for m in METHODS]
+    header = [w["batch"], "k", w["baseline_time"] + _unit(lang, unit)] + [names[m] for m in METHODS]
     rows = []
     for case in results["cases"]:
         if case["model"] != model:
@@ -88,7 +93,8 @@ def method_table(results: dict, model: str, what: str, lang: str) -> str:
 
 def forward_table(results: dict, lang: str) -> str:
     w, names = WORDS[lang], MODE_NAMES[lang]
-    header = [w["model"], w["batch"], w["mode"], f"{w['time']} (ms)", f"{w['peak']} (MB)", f"{w['held']} (MB)"]
+    header = [w["model"], w["batch"], w["mode"], w["time"] + _unit(lang, "ms"), w["peak"] + _unit(lang, "MB"),
+              w["held"] + _unit(lang, "MB")]
     rows = []
     for case in results["cases"]:
         for entry in case["forward"]:
@@ -174,8 +180,9 @@ def summary(results: dict, lang: str) -> str:
             f"- 只对中间变量调用 `autograd.grad`、不求参数梯度：k = 1 时耗时是普通 `backward()` 的 "
             f"{span('tensors_only', 1, 'time_ratio')}，k = 16 时为 {span('tensors_only', 16, 'time_ratio')}。",
             f"- 在 `torch.no_grad()` 下做前向传播：峰值内存是正常模式的 {_span(peaks, unit)}"
-            f"（`inference_mode`：{_span(inference, unit)}）；前向传播结束、输出仍保留时，仍占用的内存是正常模式的 "
-            f"{_span(held, unit)}。",
+            f"（`inference_mode`：{_span(inference, unit)}）；前向传播结束、输出仍保留时，仍占用的内存"
+            + (f"几乎为零（正常模式的 {_span(held, unit)}）。" if max(held) < 0.005
+               else f"是正常模式的 {_span(held, unit)}。"),
         ]
     return "\n".join(lines)
 

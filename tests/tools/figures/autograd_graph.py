@@ -44,7 +44,7 @@ TEXT = {
     },
     "zh": {
         "forward": "前向传播",
-        "forward_sub": "方框：张量及其值；圆角条：产生它的 grad_fn",
+        "forward_sub": "方框：张量及其值；圆角标签：产生它的 grad_fn",
         "backward": "反向传播",
         "backward_sub": "边：局部偏导数；方框：{out} 对该张量的梯度",
         "leaf": "叶子节点",
