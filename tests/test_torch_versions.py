@@ -95,6 +95,15 @@ def test_a_block_has_a_note_exactly_when_a_release_ran_it_differently(built_page
     notes = [d for d in built_page(page_url(source)).select("details.note")
              if d.summary and "torch" in d.summary.get_text()]
     assert len(notes) == len(differing), f"{page_url(source)}: {len(notes)} notes, {len(differing)} blocks differ"
+    misplaced = [note.summary.get_text() for note in notes if not _follows_a_code_block(note)]
+    assert not misplaced, f"{page_url(source)}: a version note that does not follow a code or output block"
+
+
+def _follows_a_code_block(note) -> bool:
+    before = note.find_previous_sibling()
+    if before is not None and before.name == "p":  # inside an admonition Python-Markdown wraps the output's
+        before = before.find_all("div", recursive=False)[-1:] and before.find_all("div", recursive=False)[-1]
+    return bool(before) and "highlight" in before.get("class", [])  # marker comment and fence in one <p>
 
 
 def test_stale_data_is_not_yet_checked(tmp_path):

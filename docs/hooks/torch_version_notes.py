@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 import yaml
+from mkdocs.utils.meta import get_data
 
 from sitepages import ROOT, language_of, parse, parse_page, sources, twin
 from sitepages.torch_versions import DATA, page_results, releases, version_span
@@ -97,10 +98,15 @@ def _with_notes(markdown: str, source: Path, language: str) -> str:
     if not notes:
         return markdown
     lines = markdown.split("\n")
+    # MkDocs hands the hook the page without its front matter: the lines it removed come first in the file.
+    text = (ROOT / source).read_text(encoding="utf-8")
+    removed = text[: len(text) - len(get_data(text)[0])].count("\n")
     blocks = [block for block in parse_page(ROOT / source) if block.executed]
     for index in sorted(notes, reverse=True):  # bottom up: earlier line numbers stay valid
         block = blocks[index]
-        after = block.output.end if block.output else block.end
+        after = (block.output.end if block.output else block.end) - removed
+        if lines[after - 1].strip() != block.fence and not (block.output and lines[after - 1].strip().startswith("`")):
+            raise ValueError(f"{source}:{after + removed}: a version note must follow the end of a fence")
         indent = " " * block.indent
         note = ["", f'{indent}??? note "{TEXT[language]["note"]}"', ""]
         note += [f"{indent}    {line}" if line else "" for line in notes[index]]
