@@ -43,11 +43,18 @@ def test_lab_runs_the_same_in_jupyter(notebook, tmp_path):
     English only: the parity test proves the Chinese notebooks run the same code.
     """
     import nbformat
+    from jupyter_client.manager import KernelManager
     from nbconvert.preprocessors import ExecutePreprocessor
 
     stored = nbformat.read(ROOT / notebook, as_version=4)
     executed = nbformat.read(ROOT / notebook, as_version=4)
-    ExecutePreprocessor(timeout=300, kernel_name="python3").preprocess(executed, {"metadata": {"path": str(tmp_path)}})
+    # Local sockets, not TCP: ipykernel warns on stderr about an unencrypted TCP kernel.
+    kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    try:
+        ExecutePreprocessor(timeout=300).preprocess(executed, {"metadata": {"path": str(tmp_path)}}, km=kernel)
+    finally:
+        if kernel.has_kernel:  # gone before the test ends, so nothing it logs on its way out is left over
+            kernel.shutdown_kernel(now=True)
     failures = [
         f"{notebook}, cell {number}: stored {before.outputs}\n  Jupyter {after.outputs}"
         for number, (before, after) in enumerate(zip(stored.cells, executed.cells, strict=True), start=1)
