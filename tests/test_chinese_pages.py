@@ -144,13 +144,13 @@ def test_each_rule_fails_on_a_page_that_breaks_it():
 
 
 def test_the_interface_check_passes_once_the_strings_are_chinese():
-    from interface_language import COPY_BUTTON, PERMALINK_TITLE
+    from sitepages.strings import strings
 
-    label, copied = COPY_BUTTON["zh"]
+    words = strings("page_chrome", "zh")
     translated = (BROKEN.replace("Switch to dark mode", "切换到深色模式")
-                  .replace("Permanent link", PERMALINK_TITLE["zh"])
-                  .replace('"Copy to Clipboard"', f'"{label}"')
-                  .replace("hidden>Copied!", f"hidden>{copied}")
+                  .replace("Permanent link", words["permalink_title"])
+                  .replace('"Copy to Clipboard"', f'"{words["copy_button"]}"')
+                  .replace("hidden>Copied!", f"hidden>{words['copied']}")
                   .replace("Made with", "本站使用"))
     assert english_interface(BeautifulSoup(translated, "html.parser")) == []
 

@@ -11,12 +11,12 @@ import re
 
 import pytest
 
-from sitepages import ROOT
+from sitepages import LANGUAGES, ROOT
 from tests.tools.cost_page import tables as cost_tables
 from tests.tools.cost_page.page import PAGES, page_sections
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_cost_page_tables_are_the_stored_results(language):
     cpu, gpu = cost_tables.load_results()
     expected = cost_tables.sections(cpu, gpu, language)
@@ -51,7 +51,7 @@ def cited_ratios(text: str) -> list[str]:
     return [number for match in _RATIO.findall(text) for number in match if number]
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("page", CITING_PAGES)
 def test_ratios_quoted_elsewhere_are_on_the_cost_page(language, page):
     measured = set(cited_ratios((ROOT / "docs" / language / "cost-of-methods.md").read_text(encoding="utf-8")))

@@ -4,7 +4,7 @@ import re
 
 import torch
 
-from sitepages import ROOT
+from sitepages import LANGUAGES, ROOT
 from sitepages.pins import pinned
 
 
@@ -26,6 +26,6 @@ def test_the_torch_pin_is_the_one_place_its_version_is_written():
     version = pinned("torch")
     assert torch.__version__.split("+")[0] == version, f"torch {torch.__version__} installed, {version} pinned"
     assert version not in (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), "mkdocs.yml repeats the torch version"
-    for language in ("en", "zh"):
+    for language in LANGUAGES:
         home = (ROOT / "docs" / language / "index.md").read_text(encoding="utf-8")
         assert f"{version}+cpu" in home, f"docs/{language}/index.md does not print torch {version}"

@@ -25,7 +25,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup, SoupStrainer
 
-from sitepages import ROOT, language_of, page_id, page_url, sources, twin
+from sitepages import LANGUAGES, ROOT, language_of, page_id, page_url, sources, twin
 from sitepages.pins import pinned
 from tests.site_build import REPO_URL, SITE_URL, build_site
 
@@ -50,7 +50,7 @@ def test_sitemap_lists_every_page_under_site_url_with_its_twin(built_site):
     assert set(listed) == expected
     for source in SOURCES:
         alternates = listed[SITE_URL + page_url(source).lstrip("/")]
-        assert alternates == {lang: SITE_URL + page_url(twin(source, lang)).lstrip("/") for lang in ("en", "zh")}
+        assert alternates == {lang: SITE_URL + page_url(twin(source, lang)).lstrip("/") for lang in LANGUAGES}
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=page_id)
@@ -105,7 +105,7 @@ def test_no_internal_link_is_root_absolute(built_page, source):
     assert not rooted, f"{source}: root-absolute links break under a sub-path: {rooted[:5]}"
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_a_404_page_links_from_the_site_url_path(built_site, language):
     site, _ = built_site
     page = site / ("404.html" if language == "en" else "zh/404.html")
@@ -174,7 +174,7 @@ def test_the_publish_workflow_tests_then_deploys_to_pages(tmp_path):
 # --- abbreviations, from the glossary -------------------------------------------------------
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_every_glossary_abbreviation_has_its_tooltip_where_it_is_used(built_page, language):
     from glossary_abbreviations import abbreviations
 

@@ -18,7 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from sitepages import ROOT
+from sitepages import LANGUAGES, ROOT
 
 SNIPPETS = ROOT / "snippets"
 HELPER_FILES = sorted(SNIPPETS.glob("*.py"))
@@ -91,7 +91,7 @@ def test_docstring_examples_run(path):
     assert result.attempted > 0 and result.failed == 0
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_the_helpers_page_includes_every_file(language):
     page = (ROOT / "docs" / language / "copy-ready-helpers.md").read_text(encoding="utf-8")
     included = re.findall(r'^--8<-- "(snippets/[^"]+)"$', page, flags=re.M)

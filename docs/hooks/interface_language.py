@@ -21,28 +21,28 @@ from __future__ import annotations
 import re
 
 from sitepages import language_of
+from sitepages.strings import strings
 
-PERMALINK_TITLE = {"en": "Permanent link", "zh": "本节链接"}
-# The copy button's label and notice on a notebook page, by language (English is mkdocs-jupyter's).
-COPY_BUTTON = {"zh": ("复制到剪贴板", "已复制")}
+# mkdocs-jupyter's copy button on a notebook page: its label and the notice it shows.
 _COPY_LABEL = re.compile(r'(<clipboard-copy\b[^>]*aria-label=")Copy to Clipboard(")')
 _COPIED_NOTICE = re.compile(r'(<span class="notice"[^>]*>)Copied!(</span>)')
 
 
+def on_env(env, config, files):
+    """Templates get ``interface(group, key)``: the string in the language being built (docs/data/interface.yml)."""
+    env.globals["interface"] = lambda group, key: strings(group, config.theme["language"])[key]
+    return env
+
+
 def on_page_markdown(markdown, page, config, files):
-    language = language_of(page.file.src_uri)
-    config["mdx_configs"].setdefault("toc", {})["permalink_title"] = PERMALINK_TITLE.get(
-        language, PERMALINK_TITLE["en"]
-    )
+    words = strings("page_chrome", language_of(page.file.src_uri))
+    config["mdx_configs"].setdefault("toc", {})["permalink_title"] = words["permalink_title"]
     return markdown
 
 
 def on_page_content(html, page, config, files):
     if not page.file.src_uri.endswith(".ipynb"):
         return html
-    words = COPY_BUTTON.get(language_of(page.file.src_uri))
-    if words is None:
-        return html
-    label, copied = words
-    html = _COPY_LABEL.sub(lambda m: m[1] + label + m[2], html)
-    return _COPIED_NOTICE.sub(lambda m: m[1] + copied + m[2], html)
+    words = strings("page_chrome", language_of(page.file.src_uri))
+    html = _COPY_LABEL.sub(lambda m: m[1] + words["copy_button"] + m[2], html)
+    return _COPIED_NOTICE.sub(lambda m: m[1] + words["copied"] + m[2], html)

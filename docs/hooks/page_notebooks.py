@@ -47,35 +47,18 @@ from mkdocs.plugins import get_plugin_logger
 from sitepages import PageFormatError, language_of, parse_page
 from sitepages.notebook import code_cell, dumps, markdown_cell, new_notebook
 from sitepages.pins import pinned
+from sitepages.strings import strings
 
 log = get_plugin_logger("page_notebooks")
 
-LINK_TEXT = {"en": "Download as notebook", "zh": "下载为 notebook"}
-NOTEBOOK_LINK_TEXT = {"en": "Download this notebook", "zh": "下载这个 notebook"}
-LINK_TITLE = {
-    "en": "This page as a Jupyter notebook: the same code cells, in order, with the outputs shown here",
-    "zh": "本页的 Jupyter notebook 版本：代码单元格与本页的代码块一一对应，输出与本页所示相同",
-}
-COLAB_TEXT = {"en": "Open in Colab", "zh": "在 Colab 中打开"}
-COLAB_TITLE = {
-    "en": "Run this notebook in Google Colab (its torch version may differ from the one these outputs come from)",
-    "zh": "在 Google Colab 中运行这个 notebook（那里的 torch 版本可能与本页输出所用的版本不同）",
-}
-NOT_RUN = {"en": "*Not run by the test suite: {}*", "zh": "*测试套件不运行此代码块：{}*"}
 # The branch .github/workflows/publish.yml pushes the built site to.
 PUBLISHED_BRANCH = "gh-pages"
-VERSION_COMMENT = {
-    "en": "# The outputs stored below come from the torch version this page was verified with;\n"
-          "# with another version (on Colab, say) some may differ.",
-    "zh": "# 下面保存的输出来自本页验证时所用的 torch 版本；\n"
-          "# 换成其他版本（例如 Colab 上的版本），部分输出可能不同。",
-}
 
 
 def version_cell(language: str) -> dict:
     """The generated notebook's first code cell: the torch it runs, and the one its outputs come from."""
     return code_cell(
-        f"import torch\n\n{VERSION_COMMENT[language]}\n"
+        f"import torch\n\n{strings('page_notebooks', language)['version_comment']}\n"
         f'print("running torch", torch.__version__, "| outputs verified with torch {pinned("torch")}")'
     )
 
@@ -153,7 +136,8 @@ def page_notebook(page: Path) -> dict | None:
             shown = [indent + block.fence + block.info, *(indent + line for line in block.source.splitlines()),
                      indent + block.fence]
             if block.skip_reason:
-                shown.insert(0, indent + NOT_RUN[language].format(block.skip_reason) + "\n")
+                not_run = strings("page_notebooks", language)["not_run"]
+                shown.insert(0, indent + not_run.format(block.skip_reason) + "\n")
             pending.extend(prose.convert(shown))
         if block.output:  # stored as its code cell's output, not shown again
             pending.extend(prose.convert(lines[position - 1 : block.output.marker_line - 1]))
@@ -175,8 +159,9 @@ def colab_url(repo_url: str | None, branch: str, path: str) -> str | None:
 def _links(href: str, text: str, title: str, colab: str | None, language: str) -> str:
     links = f'<a class="md-button" href="{html.escape(href)}" download title="{html.escape(title)}">{text}</a>'
     if colab:
-        links += (f' <a class="md-button" href="{html.escape(colab)}" title="{html.escape(COLAB_TITLE[language])}">'
-                  f"{COLAB_TEXT[language]}</a>")
+        words = strings("page_notebooks", language)
+        links += (f' <a class="md-button" href="{html.escape(colab)}" title="{html.escape(words["colab_title"])}">'
+                  f"{words['colab']}</a>")
     return f'<p class="notebook-download" data-search-exclude>{links}</p>'
 
 
@@ -195,7 +180,8 @@ def on_page_content(content: str, page, config, files) -> str:
         if config.plugins["mkdocs-jupyter"].config["include_source"]:
             source_branch = (config.edit_uri or "edit/main/").split("/")[1]
             colab = colab_url(config.repo_url, source_branch, f"{config.docs_dir.rstrip('/').split('/')[-1]}/{src}")
-            return _after_title(content, _links(src.name, NOTEBOOK_LINK_TEXT[language], src.name, colab, language))
+            words = strings("page_notebooks", language)
+            return _after_title(content, _links(src.name, words["notebook_link"], src.name, colab, language))
         return content
     try:
         nb = page_notebook(Path(page.file.abs_src_path))
@@ -210,4 +196,5 @@ def on_page_content(content: str, page, config, files) -> str:
     target.write_text(dumps(nb), encoding="utf-8")
     published = Path(page.file.dest_uri).parent / name
     colab = colab_url(config.repo_url, PUBLISHED_BRANCH, published.as_posix())
-    return _after_title(content, _links(name, LINK_TEXT[language], LINK_TITLE[language], colab, language))
+    words = strings("page_notebooks", language)
+    return _after_title(content, _links(name, words["link"], words["link_title"], colab, language))

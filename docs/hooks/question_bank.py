@@ -23,29 +23,10 @@ from pymdownx.slugs import slugify
 
 from sitepages import DOCS, language_of, parse_page
 from sitepages.questions import load_bank
+from sitepages.strings import strings
 
 MARKER = "<!-- question-bank -->"
 
-TEXT = {
-    "en": {
-        "summary": "{questions} questions, asked in {threads} threads ({chinese} of them in Chinese), in {themes} "
-        "themes: {answered} answered on this site, {out} out of its scope.",
-        "answer": "**Answer:** ",
-        "out": "**Out of scope:** ",
-        "asked": "Asked in: ",
-        "chinese": " (Chinese)",
-        "english": "",
-    },
-    "zh": {
-        "summary": "共 {questions} 个问题，来自 {threads} 个帖子（其中 {chinese} 个为中文），分为 {themes} 个主题："
-        "本站解答了 {answered} 个，{out} 个不在本站范围内。",
-        "answer": "**解答：**",
-        "out": "**不在本站范围内：**",
-        "asked": "提问来源：",
-        "chinese": "",
-        "english": "（英文）",
-    },
-}
 _HEADING = re.compile(r"^(#{2,6})\s+(.+?)\s*$")
 
 
@@ -85,7 +66,7 @@ def _code(text: str) -> str:
 
 
 def _thread_links(question, language: str) -> str:
-    words = TEXT[language]
+    words = strings("question_bank", language)
     links = []
     for thread_language, urls in question.threads.items():
         note = words["chinese"] if thread_language == "zh" else words["english"]
@@ -95,7 +76,7 @@ def _thread_links(question, language: str) -> str:
 
 def render(language: str, docs: Path = DOCS) -> str:
     bank = load_bank()
-    words = TEXT[language]
+    words = strings("question_bank", language)
     answered = sum(question.answer is not None for question in bank.questions)
     lines = [
         words["summary"].format(

@@ -21,44 +21,11 @@ import yaml
 from mkdocs.utils.meta import get_data
 
 from sitepages import ROOT, language_of, parse, parse_page, sources, twin
+from sitepages.strings import strings
 from sitepages.torch_versions import DATA, page_results, releases, version_span
 
 MATRIX = "<!-- torch-version-matrix -->"
 CHANGES = "<!-- torch-version-changes -->"
-TEXT = {
-    "en": {
-        "note": "On other torch versions",
-        "print": "**torch {versions}** print{s}:", "raises": "**torch {versions}** raise{s}:",
-        "stderr": "**torch {versions}** also write{s} to stderr:",
-        "page": "Page", "same": "✓", "not checked": "·", "not run": "✗",
-        "legend": "✓ every block prints what the page shows · *n*: *n* blocks print something else or raise · "
-                  "✗ the page cannot run there · · not yet checked (no data for the page's current code)",
-        "per_page": "Where each page differs",
-        "differs": "torch {versions}: {count} block{s} behave{verb} differently ({lines})",
-        "cannot": "torch {versions}: not run, {reason}",
-        "unchecked": "torch {versions}: not yet checked",
-        "all_same": "Runs unchanged on every release of the matrix.",
-        "line": "line", "cell": "cell",
-        "since": "**Since torch {since}**",
-    },
-    "zh": {
-        "note": "在其他 torch 版本上",
-        "print": "**torch {versions}** 的输出：", "raises": "**torch {versions}** 报错：",
-        "stderr": "**torch {versions}** 还会向 stderr 输出：",
-        "page": "页面", "same": "✓", "not checked": "·", "not run": "✗",
-        "legend": "✓ 每个代码块的输出都与页面一致 · *n*：有 *n* 个代码块输出不同或报错 · ✗ 页面无法在该版本上运行 · "
-                  "· 尚未检查（没有页面当前代码的数据）",
-        "per_page": "各页面的差异",
-        "differs": "torch {versions}：{count} 个代码块的行为不同（{lines}）",
-        "cannot": "torch {versions}：无法运行，{reason}",
-        "unchecked": "torch {versions}：尚未检查",
-        "all_same": "在矩阵中的所有版本上运行结果都不变。",
-        "line": "第 {n} 行", "cell": "第 {n} 个单元格",
-        "since": "**自 torch {since} 起**",
-    },
-}
-
-
 def _fence(text: str, indent: str) -> list[str]:
     ticks = "````" if "```" in text else "```"
     return [f"{indent}{ticks}text", *(f"{indent}{line}" if line else "" for line in text.rstrip("\n").split("\n")),
@@ -67,7 +34,7 @@ def _fence(text: str, indent: str) -> list[str]:
 
 def block_notes(source: Path, language: str) -> dict[int, list[str]]:
     """Index of an executed block -> the lines of its note (none for a block every release agrees on)."""
-    words = TEXT[language]
+    words = strings("torch_versions", language)
     results = [result for result in page_results(source) if result.state in ("same", "differs")]
     notes = {}
     blocks = [block for block in parse_page(ROOT / twin(source, "en")) if block.executed]
@@ -108,7 +75,7 @@ def _with_notes(markdown: str, source: Path, language: str) -> str:
         if lines[after - 1].strip() != block.fence and not (block.output and lines[after - 1].strip().startswith("`")):
             raise ValueError(f"{source}:{after + removed}: a version note must follow the end of a fence")
         indent = " " * block.indent
-        note = ["", f'{indent}??? note "{TEXT[language]["note"]}"', ""]
+        note = ["", f'{indent}??? note "{strings("torch_versions", language)["note"]}"', ""]
         note += [f"{indent}    {line}" if line else "" for line in notes[index]]
         lines[after:after] = note
     return "\n".join(lines)
@@ -127,7 +94,7 @@ def _page_title(source: Path) -> str:
 
 
 def matrix(language: str, page: Path) -> str:
-    words = TEXT[language]
+    words = strings("torch_versions", language)
     versions = [".".join(v.split(".")[:2]) for v in releases()]
     rows = ["| " + " | ".join([words["page"], *versions]) + " |", "|---" * (len(versions) + 1) + "|"]
     details = [f"## {words['per_page']} {{ #where-each-page-differs }}", ""]
@@ -148,15 +115,15 @@ def _parsed(source: Path):
 
 
 def _differences(source, results, language, title, target) -> list[str]:
-    words = TEXT[language]
+    words = strings("torch_versions", language)
     anchor = "page-" + Path(source).relative_to(Path("docs", language)).with_suffix("").as_posix().replace("/", "-")
     lines = [f"### [{title}]({target}) {{ #{anchor} }}", ""]
     groups: dict[tuple, list[str]] = {}
     blocks = [block for block in _parsed(twin(source, "en")) if block.executed]
     for result in results:
         if result.state == "differs":
-            where = ", ".join(words["line"].format(n=blocks[i].line) if language == "zh"
-                              else f"{words['line']} {blocks[i].line}" for i in result.differing)
+            where = words["comma"].join(words["cell"].format(n=blocks[i].cell) if blocks[i].line is None
+                                        else words["line"].format(n=blocks[i].line) for i in result.differing)
             key = ("differs", len(result.differing), where)
         elif result.state == "not run":
             key = ("cannot", result.reason)
@@ -184,9 +151,10 @@ def _differences(source, results, language, title, target) -> list[str]:
 def changes(language: str) -> str:
     path = DATA / "changes.yml"
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))["changes"] if path.is_file() else []
+    since = strings("torch_versions", language)["since"]
     lines = []
     for entry in entries:
-        lines += [TEXT[language]["since"].format(since=entry["since"]) + " " + entry[language].strip(), ""]
+        lines += [since.format(since=entry["since"]) + " " + entry[language].strip(), ""]
     return "\n".join(lines)
 
 

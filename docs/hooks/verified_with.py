@@ -20,33 +20,14 @@ from mkdocs.utils import get_relative_url
 
 from sitepages import ROOT, language_of, parse, page_url
 from sitepages.pins import pinned
+from sitepages.strings import strings
 from sitepages.torch_versions import page_results, releases, unchanged_range
-
-TEXT = {
-    "en": {
-        "verified": "Verified with torch {version} (CPU)",
-        "unchanged": "runs unchanged on torch {first}–{last}",
-        "only": "runs unchanged on torch {first} only",
-        "others": "what differs on other releases",
-        "unchecked": "not yet checked on other torch releases",
-        "changed": "last changed {date}",
-    },
-    "zh": {
-        "verified": "本页输出已在 torch {version}（CPU 版）上验证",
-        "unchanged": "在 torch {first}–{last} 上运行结果不变",
-        "only": "仅在 torch {first} 上运行结果不变",
-        "others": "其他版本上的差异",
-        "unchecked": "尚未在其他 torch 版本上检查",
-        "changed": "最后修改于 {date}",
-    },
-}
-
 
 def versions_part(source: Path, language: str, page_path: str) -> str:
     """The releases a page with code runs on unchanged, as HTML ("" for a page without code)."""
     if not any(block.executed for block in parse(ROOT / source)) or not releases():
         return ""
-    words = TEXT[language]
+    words = strings("verified_with", language)
     results = page_results(source)
     span = unchanged_range(results)
     others = [result for result in results if result.version != pinned("torch").split("+")[0]]
@@ -64,7 +45,7 @@ def versions_part(source: Path, language: str, page_path: str) -> str:
 
 def on_page_content(content: str, page, config, files) -> str:
     language = language_of(page.file.src_uri)
-    words = TEXT[language]
+    words = strings("verified_with", language)
     source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)
     parts = [html.escape(words["verified"].format(version=pinned("torch")))]
     versions = versions_part(source, language, page_url(source))

@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from sitepages import ROOT
+from sitepages import DEFAULT_LANGUAGE, LANGUAGES, ROOT
 
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -88,7 +88,9 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         if code != 404:
             return super().send_error(code, message, explain)
         root = Path(self.directory)
-        language = "zh" if urlsplit(self.path).path.startswith(self.prefix + "zh/") else ""
+        path = urlsplit(self.path).path
+        language = next((lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE and path.startswith(
+            f"{self.prefix}{lang}/")), "")
         page = root / language / "404.html"
         if not page.is_file():
             page = root / "404.html"

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from sitepages import ROOT
+from sitepages import LANGUAGES, ROOT, page_url
 
 # Typed into the search box as readers do, from docs/search/queries.yml: (language
 # of the page searched from, how the query gets in, query, the page that must come
@@ -42,7 +42,7 @@ FINAL_RESULTS = """query => {
 def search_pages(new_context, server):
     context = new_context(permissions=["clipboard-read", "clipboard-write"])
     pages, errors = {}, []
-    for language, home in (("en", "/"), ("zh", "/zh/")):
+    for language, home in ((language, page_url(f"docs/{language}/index.md")) for language in LANGUAGES):
         page = context.new_page()
         page.on("console", lambda message: message.type == "error" and errors.append(message.text))
         page.on("pageerror", lambda error: errors.append(str(error)))

@@ -1,18 +1,37 @@
 """Where the site's sources are, which language each is in, its twin, and the URL it is served at.
 
 Pages and notebooks live in ``docs/<language>/`` under the same relative paths in
-every language. English, the default language, is served at ``/``; every other
-language at ``/<language>/``.
+every language. The languages are those of mkdocs.yml's i18n plugin, the one
+place they are listed; the default one is served at ``/``, every other one at
+``/<language>/``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs"
-LANGUAGES = ("en", "zh")
-DEFAULT_LANGUAGE = "en"
+
+
+class _MkDocsYaml(yaml.SafeLoader):
+    """mkdocs.yml as data: its tags (!ENV, !relative, !!python/...) read as nothing."""
+
+
+_MkDocsYaml.add_multi_constructor("!", lambda loader, suffix, node: None)
+_MkDocsYaml.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def _site_languages() -> tuple[tuple[str, ...], str]:
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_MkDocsYaml)
+    i18n = next(plugin["i18n"] for plugin in config["plugins"] if isinstance(plugin, dict) and "i18n" in plugin)
+    languages = tuple(language["locale"] for language in i18n["languages"])
+    return languages, next(language["locale"] for language in i18n["languages"] if language.get("default"))
+
+
+LANGUAGES, DEFAULT_LANGUAGE = _site_languages()
 SOURCE_SUFFIXES = (".md", ".ipynb")
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from .blocks import Block
 from .layout import language_of
 from .notebook import canonical, dumps
+from .strings import strings
 
-OUTPUT_TITLES = {"en": "Output", "zh": "输出"}
 MARKER = "<!--pytest-codeblocks:expected-output-->"
 
 
@@ -44,7 +44,7 @@ def rewrite_outputs(path: Path, printed: list[tuple[Block, str]]) -> int:
         return len(changed)
 
     lines = path.read_text(encoding="utf-8").splitlines()
-    info = f'text title="{OUTPUT_TITLES[language_of(path)]}"'
+    info = f'text title="{strings("outputs", language_of(path))["title"]}"'
     # Edit from the bottom up so earlier line numbers stay valid.
     for block, text in sorted(changed, key=lambda pair: -pair[0].line):
         output, indent = block.output, " " * block.indent

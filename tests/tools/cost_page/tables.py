@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sitepages.strings import strings
+
 RESULTS = Path(__file__).resolve().parent / "results"
 KS = (1, 4, 16)
 METHODS = ("separate", "tuple", "retain_grad", "hooks", "tensors_only")
@@ -16,45 +18,9 @@ CASES = (("mlp", 64), ("mlp", 256), ("cnn", 32), ("cnn", 64))
 MODES = ("normal", "no_grad", "inference_mode")
 
 
-METHOD_NAMES = {
-    "en": {
-        "separate": "k × `autograd.grad`",
-        "tuple": "one `autograd.grad` (tuple)",
-        "retain_grad": "`retain_grad()`",
-        "hooks": "`register_hook`",
-        "tensors_only": "`autograd.grad`, tensors only",
-    },
-    "zh": {
-        "separate": "k 次 `autograd.grad`",
-        "tuple": "一次 `autograd.grad`（元组）",
-        "retain_grad": "`retain_grad()`",
-        "hooks": "`register_hook`",
-        "tensors_only": "`autograd.grad`，仅中间变量",
-    },
-}
-MODE_NAMES = {
-    "en": {"normal": "normal (recording)", "no_grad": "`torch.no_grad()`",
-           "inference_mode": "`torch.inference_mode()`"},
-    "zh": {"normal": "正常模式（记录计算图）", "no_grad": "`torch.no_grad()`",
-           "inference_mode": "`torch.inference_mode()`"},
-}
-MODEL_NAMES = {"en": {"mlp": "MLP", "cnn": "CNN"}, "zh": {"mlp": "MLP", "cnn": "CNN"}}
-WORDS = {
-    "en": {
-        "batch": "Batch", "baseline_time": "plain `backward()`", "baseline_mem": "plain `backward()`",
-        "model": "Model", "mode": "Mode", "time": "Time", "peak": "Peak", "held": "Held after forward",
-        "cpu": "CPU", "cores": "cores", "threads": "threads (`torch.set_num_threads`)", "torch": "torch",
-        "python": "Python", "os": "OS", "date": "Measured", "command": "Command",
-        "gpu": "GPU", "load": "Load average (1 min) at start / end",
-    },
-    "zh": {
-        "batch": "批量大小", "baseline_time": "普通 `backward()`", "baseline_mem": "普通 `backward()`",
-        "model": "模型", "mode": "模式", "time": "时间", "peak": "峰值", "held": "前向传播后仍占用",
-        "cpu": "CPU", "cores": "核", "threads": "线程数（`torch.set_num_threads`）", "torch": "torch",
-        "python": "Python", "os": "操作系统", "date": "测量时间", "command": "命令",
-        "gpu": "GPU", "load": "1 分钟平均负载（开始 / 结束）",
-    },
-}
+def _words(lang: str) -> dict[str, str]:
+    """The page's words in one language (docs/data/interface.yml, group cost_page)."""
+    return strings("cost_page", lang)
 
 
 def _x(ratio: float) -> str:
@@ -63,7 +29,7 @@ def _x(ratio: float) -> str:
 
 def _unit(lang: str, unit: str) -> str:
     """A unit after a header word: ' (ms)' in English, '（ms）' in Chinese, whose brackets are full-width."""
-    return f" ({unit})" if lang == "en" else f"（{unit}）"
+    return _words(lang)["unit"].format(unit=unit)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -74,9 +40,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def method_table(results: dict, model: str, what: str, lang: str) -> str:
     """One model's time (what='time') or peak memory (what='memory') ratios, per batch and k."""
-    w, names = WORDS[lang], METHOD_NAMES[lang]
+    w = _words(lang)
     unit = "ms" if what == "time" else "MB"
-    header = [w["batch"], "k", w["baseline_time"] + _unit(lang, unit)] + [names[m] for m in METHODS]
+    header = [w["batch"], "k", w["baseline_time"] + _unit(lang, unit)] + [w[f"method_{m}"] for m in METHODS]
     rows = []
     for case in results["cases"]:
         if case["model"] != model:
@@ -92,7 +58,7 @@ def method_table(results: dict, model: str, what: str, lang: str) -> str:
 
 
 def forward_table(results: dict, lang: str) -> str:
-    w, names = WORDS[lang], MODE_NAMES[lang]
+    w = _words(lang)
     header = [w["model"], w["batch"], w["mode"], w["time"] + _unit(lang, "ms"), w["peak"] + _unit(lang, "MB"),
               w["held"] + _unit(lang, "MB")]
     rows = []
@@ -100,7 +66,7 @@ def forward_table(results: dict, lang: str) -> str:
         for entry in case["forward"]:
             normal = entry["mode"] == "normal"
             rows.append([
-                MODEL_NAMES[lang][case["model"]], str(case["batch"]), names[entry["mode"]],
+                w[f"model_{case['model']}"], str(case["batch"]), w[f"mode_{entry['mode']}"],
                 f"{entry['ms']:.1f}" + ("" if normal else f" ({_x(entry['time_ratio'])})"),
                 f"{entry['peak_mb']:.2f}" + ("" if normal else f" ({_x(entry['peak_ratio'])})"),
                 f"{entry['held_mb']:.2f}" + ("" if normal else f" ({_x(entry['held_ratio'])})"),
@@ -109,9 +75,9 @@ def forward_table(results: dict, lang: str) -> str:
 
 
 def machine_list(results: dict, lang: str) -> str:
-    w, m = WORDS[lang], results["machine"]
+    w, m = _words(lang), results["machine"]
     items = [
-        (w["cpu"], f"{m['cpu']}{', ' if lang == 'en' else '，'}{m['cores']} {w['cores']}"),
+        (w["cpu"], f"{m['cpu']}{w['comma']}{m['cores']} {w['cores']}"),
         (w["threads"], str(m["threads"])),
     ]
     if m.get("gpu"):
@@ -124,8 +90,7 @@ def machine_list(results: dict, lang: str) -> str:
         (w["load"], " / ".join(f"{value:.2f}" for value in results["load"])),
         (w["command"], f"`{results['command']}`"),
     ]
-    colon = ": " if lang == "en" else "："
-    return "\n".join(f"- {key}{colon}{value}" for key, value in items)
+    return "\n".join(f"- {key}{w['colon']}{value}" for key, value in items)
 
 
 def _ratio(results: dict, model: str, method: str, k: int, what: str) -> list[float]:
@@ -144,69 +109,42 @@ def _span(values: list[float], unit: str = "×") -> str:
 
 def summary(results: dict, lang: str) -> str:
     """The figures the advice cites, computed from the results (both models, both batch sizes)."""
-    unit = "×" if lang == "en" else " 倍"  # the summary is prose: Chinese prose writes ratios with 倍
+    w = _words(lang)
+    unit = w["prose_ratio"]  # the summary is prose: Chinese prose writes ratios with 倍
 
     def span(method, k, what):
         return _span(_ratio(results, "mlp", method, k, what) + _ratio(results, "cnn", method, k, what), unit)
 
-    peaks = [e["peak_ratio"] for c in results["cases"] for e in c["forward"] if e["mode"] == "no_grad"]
-    inference = [e["peak_ratio"] for c in results["cases"] for e in c["forward"] if e["mode"] == "inference_mode"]
-    held = [e["held_ratio"] for c in results["cases"] for e in c["forward"] if e["mode"] == "no_grad"]
-    if lang == "en":
-        lines = [
-            f"- `retain_grad()` and `register_hook` on 16 tensors: {span('retain_grad', 16, 'time_ratio')} "
-            f"and {span('hooks', 16, 'time_ratio')} the time of a plain `backward()`; "
-            f"peak memory {span('retain_grad', 16, 'memory_ratio')} and {span('hooks', 16, 'memory_ratio')}.",
-            f"- One `autograd.grad` call with a tuple of 16 tensors and the parameters: "
-            f"{span('tuple', 16, 'time_ratio')} the time, {span('tuple', 16, 'memory_ratio')} the peak memory.",
-            f"- 16 separate `autograd.grad` calls with `retain_graph=True`, then `backward()`: "
-            f"{span('separate', 16, 'time_ratio')} the time (one call: {span('separate', 1, 'time_ratio')}).",
-            f"- `autograd.grad` for the tensors only, no parameter gradients: "
-            f"{span('tensors_only', 1, 'time_ratio')} the time of a plain `backward()` for k = 1, "
-            f"{span('tensors_only', 16, 'time_ratio')} for k = 16.",
-            f"- Forward pass under `torch.no_grad()`: peak memory {_span(peaks)} that of normal mode "
-            f"(`inference_mode`: {_span(inference)}); memory still held after it, with the output kept: "
-            f"{_span(held)}.",
-        ]
-    else:
-        lines = [
-            f"- 对 16 个张量使用 `retain_grad()` 和 `register_hook`：耗时分别是普通 `backward()` 的 "
-            f"{span('retain_grad', 16, 'time_ratio')}和 {span('hooks', 16, 'time_ratio')}；"
-            f"峰值内存分别是 {span('retain_grad', 16, 'memory_ratio')}和 {span('hooks', 16, 'memory_ratio')}。",
-            f"- 一次 `autograd.grad` 调用，输入为 16 个张量加上全部参数组成的元组："
-            f"耗时为 {span('tuple', 16, 'time_ratio')}，峰值内存为 {span('tuple', 16, 'memory_ratio')}。",
-            f"- 16 次单独的 `autograd.grad` 调用（`retain_graph=True`），再调用 `backward()`："
-            f"耗时为 {span('separate', 16, 'time_ratio')}（只调用一次时为 {span('separate', 1, 'time_ratio')}）。",
-            f"- 只对中间变量调用 `autograd.grad`、不求参数梯度：k = 1 时耗时是普通 `backward()` 的 "
-            f"{span('tensors_only', 1, 'time_ratio')}，k = 16 时为 {span('tensors_only', 16, 'time_ratio')}。",
-            f"- 在 `torch.no_grad()` 下做前向传播：峰值内存是正常模式的 {_span(peaks, unit)}"
-            f"（`inference_mode`：{_span(inference, unit)}）；前向传播结束、输出仍保留时，仍占用的内存"
-            + (f"几乎为零（正常模式的 {_span(held, unit)}）。" if max(held) < 0.005
-               else f"是正常模式的 {_span(held, unit)}。"),
-        ]
-    return "\n".join(lines)
+    def forward(mode, what):
+        return [e[what] for c in results["cases"] for e in c["forward"] if e["mode"] == mode]
+
+    held = forward("no_grad", "held_ratio")
+    return "\n".join([
+        w["summary_hooks"].format(
+            retain_time=span("retain_grad", 16, "time_ratio"), hooks_time=span("hooks", 16, "time_ratio"),
+            retain_memory=span("retain_grad", 16, "memory_ratio"), hooks_memory=span("hooks", 16, "memory_ratio")),
+        w["summary_tuple"].format(time=span("tuple", 16, "time_ratio"), memory=span("tuple", 16, "memory_ratio")),
+        w["summary_separate"].format(time=span("separate", 16, "time_ratio"), one=span("separate", 1, "time_ratio")),
+        w["summary_tensors_only"].format(one=span("tensors_only", 1, "time_ratio"),
+                                         sixteen=span("tensors_only", 16, "time_ratio")),
+        w["summary_no_grad_nothing_held" if max(held) < 0.005 else "summary_no_grad"].format(
+            peak=_span(forward("no_grad", "peak_ratio"), unit),
+            inference=_span(forward("inference_mode", "peak_ratio"), unit), held=_span(held, unit)),
+    ])
 
 
 def gpu_section(gpu: dict | None, lang: str) -> str:
+    w = _words(lang)
     if gpu is None:
-        if lang == "en":
-            return (
-                "Not measured: the machines these figures come from have no GPU. On a machine with "
-                "CUDA, `python -m tests.tools cost_page --device cuda` measures the same "
-                "tables and adds them here, labelled with the GPU."
-            )
-        return (
-            "未测量：产生这些数据的机器没有 GPU。在有 CUDA 的机器上运行 "
-            "`python -m tests.tools cost_page --device cuda`，即可测出同样的几张表，"
-            "并连同 GPU 型号一起写到这里。"
-        )
-    heading = {"en": ("Time", "Peak memory", "Forward pass"), "zh": ("时间", "峰值内存", "前向传播")}[lang]
+        return w["gpu_missing"]
     parts = [machine_list(gpu, lang)]
     for model in ("mlp", "cnn"):
-        sep = ", " if lang == "en" else "："
-        parts.append(f"**{MODEL_NAMES[lang][model]}{sep}{heading[0]}**\n\n" + method_table(gpu, model, "time", lang))
-        parts.append(f"**{MODEL_NAMES[lang][model]}{sep}{heading[1]}**\n\n" + method_table(gpu, model, "memory", lang))
-    parts.append(f"**{heading[2]}**\n\n" + forward_table(gpu, lang))
+        name = w[f"model_{model}"]
+        parts.append(f"**{name}{w['heading_separator']}{w['heading_time']}**\n\n"
+                     + method_table(gpu, model, "time", lang))
+        parts.append(f"**{name}{w['heading_separator']}{w['heading_memory']}**\n\n"
+                     + method_table(gpu, model, "memory", lang))
+    parts.append(f"**{w['heading_forward']}**\n\n" + forward_table(gpu, lang))
     return "\n\n".join(parts)
 
 

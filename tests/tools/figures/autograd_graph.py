@@ -21,42 +21,13 @@ from xml.sax.saxutils import escape
 
 import torch
 
+from sitepages import LANGUAGES
+from sitepages.strings import strings
 from tests.tools.figures import THEME_COLOURS, page_namespace
 
 PAGE = Path("docs/en/intermediate/index.md")
 OUTPUT = "a"  # the page's name for the graph's output
 LEAVES = ("x", "w", "b")  # the page's leaves, in the order they are drawn
-
-TEXT = {
-    "en": {
-        "forward": "Forward pass",
-        "forward_sub": "boxes: each tensor and its value; pills: the grad_fn that made it",
-        "backward": "Backward pass",
-        "backward_sub": "edges: local partial derivatives; boxes: the gradient of {out}",
-        "leaf": "leaf",
-        "intermediate": "intermediate",
-        "output": "output",
-        "gives": "{inputs} go into {op}, which gives {out}.",
-        "passes": "{op} multiplies the gradient by {partials}.",
-        "grads": "Gradients: {grads}.",
-        "and": " and ",
-        "list": ", ",
-    },
-    "zh": {
-        "forward": "前向传播",
-        "forward_sub": "方框：张量及其值；圆角标签：产生它的 grad_fn",
-        "backward": "反向传播",
-        "backward_sub": "边：局部偏导数；方框：{out} 对该张量的梯度",
-        "leaf": "叶子节点",
-        "intermediate": "中间变量",
-        "output": "输出",
-        "gives": "{inputs} 进入 {op}，得到 {out}。",
-        "passes": "{op} 把梯度乘以 {partials}。",
-        "grads": "梯度：{grads}。",
-        "and": " 和 ",
-        "list": "，",
-    },
-}
 
 PALETTES = {
     "light": {
@@ -224,7 +195,7 @@ def _text_width(text: str, size: float) -> float:
 
 
 def _svg(graph: Graph, language: str, theme: str, direction: str) -> str:
-    words, colors = TEXT[language], PALETTES[theme]
+    words, colors = strings("figure_autograd_graph", language), PALETTES[theme]
     positions = _layout(graph)
     width = max(x for x, _ in positions.values()) + TENSOR_W / 2 + MARGIN
     height = max(y for _, y in positions.values()) + TENSOR_H / 2 + MARGIN
@@ -337,7 +308,7 @@ def _description(graph: Graph, words: dict[str, str], direction: str) -> str:
     if direction == "backward":
         grads = words["list"].join(f"∂{OUTPUT}/∂{n} = {_number(g)}" for n, g in graph.grads.items())
         sentences.append(words["grads"].format(grads=grads))
-    return " ".join(sentences) if words is TEXT["en"] else "".join(sentences)
+    return words["sentence_separator"].join(sentences)
 
 
 def render() -> dict[str, str]:
@@ -348,7 +319,7 @@ def render() -> dict[str, str]:
     if tuple(n for n, kind in graph.kinds.items() if kind == "leaf") != LEAVES:
         raise AssertionError(f"{PAGE}: expected the leaves {LEAVES}, the graph has {graph.kinds}")
     figures = {}
-    for language in TEXT:
+    for language in LANGUAGES:
         for direction in ("forward", "backward"):
             for theme in PALETTES:
                 path = f"docs/{language}/figures/toy-graph-{direction}-{theme}.svg"

@@ -23,38 +23,12 @@ from xml.sax.saxutils import escape
 
 import torch
 
+from sitepages import LANGUAGES
+from sitepages.strings import strings
 from tests.tools.figures import THEME_COLOURS, page_namespace
 
 PAGE = Path("docs/en/modules/grad-cam.md")
 NAME = "grad-cam"
-
-TEXT = {
-    "en": {
-        "title": "Grad-CAM of a small CNN for the class “contains a square”",
-        "image": "Input image ({h}×{w})",
-        "cam": "Grad-CAM map ({h}×{w})",
-        "overlay": "Map over the image",
-        "scale": "Grad-CAM value",
-        "label": (
-            "Left: the {ih} by {iw} noisy input image. Middle: the {ch} by "
-            "{cw} Grad-CAM map, brightest in the cell with 0-based index "
-            "({row}, {col}), that is row {row1}, column {col1} counting from 1. "
-            "Right: the map drawn over the image."
-        ),
-    },
-    "zh": {
-        "title": "小型 CNN 对类别“有正方形”的 Grad-CAM",
-        "image": "输入图像（{h}×{w}）",
-        "cam": "Grad-CAM 热力图（{h}×{w}）",
-        "overlay": "叠加在图像上",
-        "scale": "Grad-CAM 值",
-        "label": (
-            "左：{ih}×{iw} 的含噪声输入图像。中：{ch}×{cw} 的 Grad-CAM "
-            "热力图，最亮的是下标为 ({row}, {col}) 的格子（下标从 0 开始），"
-            "即第 {row1} 行第 {col1} 列。右：叠加在图像上的热力图。"
-        ),
-    },
-}
 
 PALETTES = THEME_COLOURS
 
@@ -147,7 +121,7 @@ def _quantized(grid: list[list[float]], levels: int, name: str) -> list[list[flo
 
 
 def svg(image: list[list[float]], cam: list[list[float]], language: str, theme: str) -> str:
-    text, colours = TEXT[language], PALETTES[theme]
+    text, colours = strings("figure_grad_cam", language), PALETTES[theme]
     ih, iw, ch, cw = len(image), len(image[0]), len(cam), len(cam[0])
     flat = [value for row in cam for value in row]
     row, col = divmod(flat.index(max(flat)), cw)
@@ -217,6 +191,6 @@ def render() -> dict[str, str]:
     image, cam = _grids(page_namespace(PAGE))  # run from the repository root
     return {
         f"docs/{language}/figures/{NAME}-{theme}.svg": svg(image, cam, language, theme)
-        for language in TEXT
+        for language in LANGUAGES
         for theme in PALETTES
     }
