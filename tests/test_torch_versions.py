@@ -20,17 +20,13 @@ import yaml
 
 from sitepages import ROOT, language_of, page_id, page_url, parse, sources, twin
 from sitepages.pins import pinned
-from sitepages.torch_versions import DATA, digest, page_code_hash, page_result, releases
+from sitepages.torch_versions import DATA, changes, digest, minor, page_code_hash, page_result, releases
 from tests.tools.torch_versions import RELEASES, planned_releases
 
 PIN = pinned("torch").split("+")[0]
 WITH_CODE = [source for source in sources() if any(block.executed for block in parse(source))]
 CLAIM = {"en": re.compile(r"runs unchanged on torch (\S+?)(?:–(\S+))?(?: only)?(?: \(|$| ·)"),
          "zh": re.compile(r"(?:仅)?在 torch (\S+?)(?:–(\S+))? 上运行结果不变")}
-
-
-def minor(version: str) -> str:
-    return ".".join(version.split(".")[:2])
 
 
 def current_runs(source) -> dict[str, dict | None]:
@@ -138,3 +134,59 @@ def test_the_scheduled_refresh_runs_the_tool_and_opens_a_pull_request():
     result = subprocess.run([sys.executable, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert f"torch=={planned_releases()[0]}" in result.stdout and "download.pytorch.org/whl/cpu" in result.stdout
+
+
+def _block_run(release: str, page: str, line: int) -> dict | None:
+    """The stored run of the block at that line, if the release's data holds the page's current code."""
+    source = ROOT / "docs/en" / page
+    stored = current_runs(source.relative_to(ROOT))[release]
+    blocks = [block for block in parse(source) if block.executed]
+    if not stored or "blocks" not in stored:
+        return None
+    entry = stored["blocks"][[block.line for block in blocks].index(line)]
+    block = blocks[[b.line for b in blocks].index(line)]
+    return {"agrees": block_agrees(entry, block), **{k: v for k, v in entry.items() if k != "line"}}
+
+
+def test_every_change_names_an_executed_block():
+    for change in changes():
+        blocks = [block.line for block in parse(ROOT / "docs/en" / change.page) if block.executed]
+        assert change.line in blocks, \
+            f"changes.yml: {change.id}: no executed block at docs/en/{change.page}:{change.line}"
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_change_shown_is_one_the_data_shows(built_page, language):
+    page = built_page(page_url(f"docs/{language}/torch-versions.md"))
+    shown = [span["id"].removeprefix("change-") for span in page.select('span[id^="change-"]')]
+    order = list(releases())
+    wrong = []
+    for change in changes():
+        since = next(r for r in order if minor(r) == change.since)
+        before = order[order.index(since) - 1]
+        runs = (_block_run(before, change.page, change.line), _block_run(since, change.page, change.line))
+        shows_it = None not in runs and runs[0] != runs[1]
+        if (change.id in shown) != shows_it:
+            data = "shows" if shows_it else "does not show"
+            wrong.append(f"{change.id}: shown {change.id in shown}, but the data {data} "
+                         f"a change from {before} to {since} at {change.page}:{change.line}")
+    assert shown and not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_message_reworded_across_releases_links_to_its_change(built_page, language):
+    page = built_page(page_url(f"docs/{language}/troubleshooting.md"))
+    missing = []
+    for change in changes():
+        if not change.troubleshooting:
+            continue
+        heading = page.find(id=change.troubleshooting)
+        section = []
+        for element in heading.find_next_siblings():
+            if element.name == "h2":
+                break
+            section.append(element)
+        links = [a["href"] for element in section for a in element.find_all("a", href=True)]
+        if not any(href.endswith(f"torch-versions/#change-{change.id}") for href in links):
+            missing.append(f"#{change.troubleshooting} does not link to the change {change.id}")
+    assert not missing, "\n".join(missing)

@@ -14,15 +14,13 @@ agreeing: they are "not yet checked".
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import yaml
 from mkdocs.utils.meta import get_data
 
-from sitepages import ROOT, language_of, parse, parse_page, sources, twin
+from sitepages import ROOT, language_of, parse, parse_page, twin
 from sitepages.strings import strings
-from sitepages.torch_versions import DATA, page_results, releases, version_span
+from sitepages.torch_versions import backed, changes, page_results, releases, version_span
 
 MATRIX = "<!-- torch-version-matrix -->"
 CHANGES = "<!-- torch-version-changes -->"
@@ -81,30 +79,36 @@ def _with_notes(markdown: str, source: Path, language: str) -> str:
     return "\n".join(lines)
 
 
-def _page_title(source: Path) -> str:
-    """The page's H1 (a notebook's: in its first Markdown cell), after any front matter."""
-    if source.suffix == ".ipynb":
-        cells = json.loads((ROOT / source).read_text(encoding="utf-8"))["cells"]
-        text = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "markdown")
-    else:
-        text = (ROOT / source).read_text(encoding="utf-8")
-        if text.startswith("---\n"):
-            text = text[text.index("\n---", 4) + 4:]
-    return next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), source.stem)
+def nav_titles(config, language: str) -> dict[str, str]:
+    """Page (relative to docs/LANG) -> its title in the navigation of mkdocs.yml, in that language."""
+    i18n = config.plugins["i18n"].config
+    translations = next((lang.nav_translations or {} for lang in i18n.languages if lang.locale == language), {})
+    titles = {}
+
+    def walk(items):
+        for item in items:
+            for title, target in item.items() if isinstance(item, dict) else ():
+                if isinstance(target, list):
+                    walk(target)
+                else:
+                    titles[target] = translations.get(title, title)
+
+    walk(config.nav or [])
+    return titles
 
 
-def matrix(language: str, page: Path) -> str:
+def matrix(language: str, page: Path, titles: dict[str, str]) -> str:
     words = strings("torch_versions", language)
     versions = [".".join(v.split(".")[:2]) for v in releases()]
     rows = ["| " + " | ".join([words["page"], *versions]) + " |", "|---" * (len(versions) + 1) + "|"]
     details = [f"## {words['per_page']} {{ #where-each-page-differs }}", ""]
-    for source in sources(language):
+    for source in (Path("docs", language, page) for page in titles):  # in the order of the navigation
         if not any(block.executed for block in _parsed(source)):
             continue
         results = page_results(source)
         target = Path(source).relative_to(Path(page).parent).as_posix()
         cells = [str(len(r.differing)) if r.state == "differs" else words[r.state] for r in results]
-        title = _page_title(source)
+        title = titles[Path(source).relative_to(Path("docs", language)).as_posix()]
         rows.append(f"| [{title}]({target}) | " + " | ".join(cells) + " |")
         details += _differences(source, results, language, title, target)
     return "\n".join([*rows, "", words["legend"], "", *details])
@@ -148,21 +152,19 @@ def _differences(source, results, language, title, target) -> list[str]:
     return [*lines, ""]
 
 
-def changes(language: str) -> str:
-    path = DATA / "changes.yml"
-    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["changes"] if path.is_file() else []
+def changes_list(language: str) -> str:
+    """The behaviour changes the current data shows (an unbacked one is left out until the data backs it)."""
     since = strings("torch_versions", language)["since"]
-    lines = []
-    for entry in entries:
-        lines += [since.format(since=entry["since"]) + " " + entry[language].strip(), ""]
-    return "\n".join(lines)
+    return "\n".join(f'- <span id="change-{change.id}"></span>{since.format(since=change.since)} '
+                     f"{change.text[language]}" for change in changes() if backed(change))
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)
     language = language_of(page.file.src_uri)
     if MATRIX in markdown:
-        markdown = markdown.replace(MATRIX, matrix(language, source)).replace(CHANGES, changes(language))
+        table = matrix(language, source, nav_titles(config, language))
+        markdown = markdown.replace(MATRIX, table).replace(CHANGES, changes_list(language))
     if source.suffix == ".md" and releases():
         markdown = _with_notes(markdown, source, language)
     return markdown

@@ -180,21 +180,33 @@ def _clean(text: str, environment: Environment) -> str:
     return text.replace(str(environment.folder), "<venv>").replace(str(ROOT) + "/", "")
 
 
-def block_entry(run, environment: Environment) -> dict:
+def as_pinned(stdout: str, full_version: str) -> str:
+    """What a block printed, with the release's own version string written as the pinned one's.
+
+    A page that prints ``torch.__version__`` shows the pin's; on another release
+    it prints that release's, which is no difference in behaviour.
+    """
+    import torch  # the pinned torch: this process runs the suite's own environment
+
+    return stdout.replace(full_version, torch.__version__)
+
+
+def block_entry(run, environment: Environment, full_version: str) -> dict:
     entry: dict = {"line": run.block.line if run.block.line is not None else run.block.cell}
     if run.traceback:
         last = [line for line in run.traceback.strip().splitlines() if line.strip()]
         entry["error"] = _clean(last[-1] if last else run.traceback, environment)
-    if run.stdout == run.block.expected:
-        entry["stdout_hash"] = digest(run.stdout)
+    printed = as_pinned(run.stdout, full_version)
+    if printed == run.block.expected:
+        entry["stdout_hash"] = digest(printed)
     else:
-        entry["stdout"] = _clean(run.stdout, environment)
+        entry["stdout"] = _clean(printed, environment)
     if run.stderr:
         entry["stderr"] = _clean(run.stderr, environment)
     return entry
 
 
-def page_entry(blocks: list[Block], runs: list, environment: Environment) -> dict:
+def page_entry(blocks: list[Block], runs: list, environment: Environment, full_version: str) -> dict:
     entry: dict = {"code": page_code_hash(blocks)}
     died = next((run.traceback for run in runs if run.traceback and run.traceback.startswith("the fresh interpreter")),
                 None)
@@ -202,7 +214,7 @@ def page_entry(blocks: list[Block], runs: list, environment: Environment) -> dic
         entry["not_run"] = died.replace("the fresh interpreter", "the page's interpreter")
         entry["retry"] = True  # a crash or a time-out may pass on another machine: run again next time
         return entry
-    entry["blocks"] = [block_entry(run, environment) for run in runs]
+    entry["blocks"] = [block_entry(run, environment, full_version) for run in runs]
     raised = next((run for run in runs if run.traceback), None)
     for block in blocks[len(runs):]:
         entry["blocks"].append({"line": block.line if block.line is not None else block.cell,
@@ -238,7 +250,7 @@ def refresh(versions: list[str], pages: dict[str, list[Block]], dry_run: bool, v
             jobs = {name: pages[name] for name in runnable}
             runs = Replay(jobs, python=environment.python).results(timeout=PAGE_TIMEOUT) if jobs else {}
             for name, page_runs in runs.items():
-                data["pages"][name] = page_entry(pages[name], page_runs, environment)
+                data["pages"][name] = page_entry(pages[name], page_runs, environment, data["torch"])
             save(data)
             same = sum(all("stdout_hash" in b and "stderr" not in b for b in data["pages"][n].get("blocks", [{}]))
                        for n in names)

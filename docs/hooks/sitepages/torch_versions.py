@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
 from . import Block, parse
 from .layout import DOCS, ROOT, twin
 from .pins import pinned
@@ -153,3 +155,45 @@ def version_span(versions: list[str]) -> str:
         else:
             runs.append([version])
     return ", ".join(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A behaviour change (docs/data/torch-versions/changes.yml): the block at ``line`` of ``page`` behaves
+    differently on the release before ``since`` and on ``since``."""
+
+    id: str
+    since: str
+    page: str  # relative to docs/en
+    line: int
+    text: dict[str, str]
+    troubleshooting: str | None = None
+
+
+def changes(data: Path = DATA) -> list[Change]:
+    path = data / "changes.yml"
+    if not path.is_file():
+        return []
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["changes"]
+    return [Change(entry["id"], str(entry["since"]), entry["page"], entry["line"],
+                   {language: " ".join(entry[language].split()) for language in ("en", "zh")},
+                   entry.get("troubleshooting")) for entry in entries]
+
+
+def backed(change: Change, data: Path = DATA) -> bool:
+    """Whether the current data shows the change: its block ran, on the release before ``since`` and on
+    ``since``, with the page's current code, and did something different on the two."""
+    source = Path("docs/en") / change.page
+    blocks = [block for block in parse(ROOT / source) if block.executed]
+    lines = [block.line for block in blocks]
+    if change.line not in lines:
+        return False
+    index = lines.index(change.line)
+    order = list(releases(data))
+    since = next((release for release in order if minor(release) == change.since), None)
+    if since is None or order.index(since) == 0:
+        return False
+    before, after = (page_result(source, release, data) for release in (order[order.index(since) - 1], since))
+    if not before.blocks or not after.blocks or "not checked" in (before.state, after.state):
+        return False
+    return before.blocks[index] != after.blocks[index]
