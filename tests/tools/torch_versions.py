@@ -175,8 +175,10 @@ def _pip_reason(stderr: str) -> str:
 
 # ------------------------------------------------------------------ what a block did
 def _clean(text: str, environment: Environment) -> str:
-    """Paths of this machine out of a message: the environment's site-packages, the repository."""
+    """What belongs to this machine and moment out of a message: the environment's site-packages, the
+    repository's path, and the date, time and process id that C++ log lines (glog) start with."""
     text = re.sub(r"\S*/site-packages/", ".../site-packages/", text)
+    text = re.sub(r"(?m)^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ", r"\1 ", text)
     return text.replace(str(environment.folder), "<venv>").replace(str(ROOT) + "/", "")
 
 
