@@ -10,6 +10,7 @@ data did something else; stale data is shown as "not yet checked".
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -29,14 +30,25 @@ CLAIM = {"en": re.compile(r"runs unchanged on torch (\S+?)(?:–(\S+))?(?: only)
          "zh": re.compile(r"(?:仅)?在 torch (\S+?)(?:–(\S+))? 上运行结果不变")}
 
 
+@functools.cache
+def stored_releases() -> dict[str, dict]:
+    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(DATA.glob("*.json"))}
+
+
+@functools.cache
+def executed_blocks(english) -> list:
+    return [block for block in parse(english) if block.executed]
+
+
+@functools.cache
 def current_runs(source) -> dict[str, dict | None]:
     """Release -> the stored run of the page's current code (None: no data for this code)."""
     english = twin(source, "en")
-    blocks = [block for block in parse(english) if block.executed]
+    code = page_code_hash(executed_blocks(english))
     found = {}
-    for path in sorted(DATA.glob("*.json")):
-        stored = json.loads(path.read_text(encoding="utf-8"))["pages"].get(english.relative_to("docs/en").as_posix())
-        found[path.stem] = stored if stored and stored["code"] == page_code_hash(blocks) else None
+    for release, data in stored_releases().items():
+        stored = data["pages"].get(english.relative_to("docs/en").as_posix())
+        found[release] = stored if stored and stored["code"] == code else None
     return found
 
 
@@ -47,7 +59,7 @@ def block_agrees(entry: dict, block) -> bool:
 
 def runs_unchanged(source, release: str) -> bool:
     stored = current_runs(source)[release]
-    blocks = [block for block in parse(twin(source, "en")) if block.executed]
+    blocks = executed_blocks(twin(source, "en"))
     return bool(stored) and "blocks" in stored and len(stored["blocks"]) == len(blocks) and all(
         block_agrees(entry, block) for entry, block in zip(stored["blocks"], blocks, strict=True))
 
