@@ -107,14 +107,27 @@ def _block_result(stored: dict | None, block: Block) -> BlockResult:
     return BlockResult("differs", printed, stderr)
 
 
+def _code(english: Path) -> tuple[list[Block], str]:
+    """The page's executed blocks and their code hash, read once per version of the file (a build, or a
+    rebuild of `mkdocs serve` after an edit, asks for them for every page and release)."""
+    path = ROOT / english
+    return _code_of(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=512)
+def _code_of(path: Path, modified: int) -> tuple[list[Block], str]:
+    blocks = [block for block in parse(path) if block.executed]
+    return blocks, page_code_hash(blocks)
+
+
 def page_result(source: Path, version: str, data: Path = DATA) -> PageResult:
     """What the page's code (of either language) does on that release, as far as the data knows."""
     english = twin(source, "en")
-    blocks = [block for block in parse(ROOT / english) if block.executed]
+    blocks, code = _code(english)
     stored_release = releases(data)[version]
     full = stored_release.get("torch", version)
     stored = stored_release["pages"].get(english.relative_to("docs/en").as_posix())
-    if stored is None or stored["code"] != page_code_hash(blocks):
+    if stored is None or stored["code"] != code:
         return PageResult(version, full, "not checked")
     if "not_run" in stored:
         return PageResult(version, full, "not run", reason=stored["not_run"])
@@ -184,7 +197,7 @@ def backed(change: Change, data: Path = DATA) -> bool:
     """Whether the current data shows the change: its block ran, on the release before ``since`` and on
     ``since``, with the page's current code, and did something different on the two."""
     source = Path("docs/en") / change.page
-    blocks = [block for block in parse(ROOT / source) if block.executed]
+    blocks, _ = _code(source)
     lines = [block.line for block in blocks]
     if change.line not in lines:
         return False
