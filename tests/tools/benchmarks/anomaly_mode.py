@@ -15,7 +15,10 @@ forward and backward pass (and the optimizer step) in three modes:
   only.
 
 The modes take turns, round after round, so that a change in the machine's
-load hits all three alike; each time is the median over the rounds. It prints
+load hits all three alike; each time is the median over the rounds. torch runs
+on one thread (``--threads`` to change it): on a shared machine, a second
+thread that waits for a busy core slows small operations by orders of
+magnitude, and not alike from one round to the next. It prints
 the medians and their ratios to the mode without anomaly detection, with the
 thread count and the load averages, since other processes on the machine skew
 every timing. The NaN-gradients page quotes the ratios; nothing here is a test.
@@ -73,7 +76,9 @@ def seconds_per_step(step, mode, steps: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7, help="rounds of the three modes (default 7)")
+    parser.add_argument("--threads", type=int, default=1, help="torch's intra-op threads (default 1)")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
 
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"load average at start: {load_averages()}")
