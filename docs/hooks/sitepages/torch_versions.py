@@ -172,15 +172,20 @@ def version_span(versions: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Change:
-    """A behaviour change (docs/data/torch-versions/changes.yml): the block at ``line`` of ``page`` behaves
-    differently on the release before ``since`` and on ``since``."""
+    """A behaviour change (docs/data/torch-versions/changes.yml): the block of ``page`` that holds ``code``
+    behaves differently on the release before ``since`` and on ``since``."""
 
     id: str
     since: str
     page: str  # relative to docs/en
-    line: int
+    code: str  # a piece of code only that block holds
     text: dict[str, str]
     troubleshooting: str | None = None
+
+    def block_index(self, blocks: list[Block]) -> int | None:
+        """The index of the one executed block holding ``code``; None unless exactly one does."""
+        holding = [index for index, block in enumerate(blocks) if self.code in block.code]
+        return holding[0] if len(holding) == 1 else None
 
 
 def changes(data: Path = DATA) -> list[Change]:
@@ -188,7 +193,7 @@ def changes(data: Path = DATA) -> list[Change]:
     if not path.is_file():
         return []
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))["changes"]
-    return [Change(entry["id"], str(entry["since"]), entry["page"], entry["line"],
+    return [Change(entry["id"], str(entry["since"]), entry["page"], entry["code"],
                    {language: " ".join(entry[language].split()) for language in ("en", "zh")},
                    entry.get("troubleshooting")) for entry in entries]
 
@@ -198,10 +203,9 @@ def backed(change: Change, data: Path = DATA) -> bool:
     ``since``, with the page's current code, and did something different on the two."""
     source = Path("docs/en") / change.page
     blocks, _ = _code(source)
-    lines = [block.line for block in blocks]
-    if change.line not in lines:
+    index = change.block_index(blocks)
+    if index is None:
         return False
-    index = lines.index(change.line)
     order = list(releases(data))
     since = next((release for release in order if minor(release) == change.since), None)
     if since is None or order.index(since) == 0:
