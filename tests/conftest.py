@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 from filelock import FileLock
 
-from tests.site_build import build_site
+from tests.site_build import build_site, parsed
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups from the marks
@@ -61,7 +61,7 @@ def built_page(built_site):
     assert result.returncode == 0, "the site did not build; see test_mkdocs_build_strict_has_no_warnings"
 
     @functools.cache
-    def parsed(url_path: str) -> BeautifulSoup:
-        return BeautifulSoup((site / url_path.lstrip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+    def page(url_path: str) -> BeautifulSoup:
+        return parsed((site / url_path.lstrip("/") / "index.html").read_text(encoding="utf-8"))
 
-    return parsed
+    return page

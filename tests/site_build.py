@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bs4 import BeautifulSoup, SoupStrainer
+
 from sitepages import ROOT
 from tests.browser.harness import SUBPATH
 
@@ -32,3 +34,9 @@ def build_site(site_dir: Path, *, cwd: Path = ROOT, published: bool = True) -> s
         variables |= {"SITE_URL": SITE_URL, "REPO_URL": REPO_URL}
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
                           cwd=cwd, capture_output=True, text=True, env=variables)
+
+
+def parsed(html: str, only: SoupStrainer | None = None) -> BeautifulSoup:
+    """Built HTML, parsed with lxml (libxml2): it reads a page as a browser does (a <div> closes an
+    open <p>) and is several times faster than html.parser on the site's pages."""
+    return BeautifulSoup(html, "lxml", parse_only=only)

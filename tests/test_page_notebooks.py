@@ -7,11 +7,11 @@ from pathlib import Path
 import page_notebooks
 import pytest
 import torch
-from bs4 import BeautifulSoup
 
 from sitepages import ROOT, language_of, page_id, page_url, pages, parse, parse_notebook
 from sitepages.notebook import dumps
 from sitepages.pins import pinned
+from tests.site_build import parsed
 
 FENCE = "```"
 
@@ -69,7 +69,7 @@ def test_page_notebook_holds_exactly_the_blocks_the_page_runs(page):
 
 
 def _download_link(html_file: Path) -> str | None:
-    link = BeautifulSoup(html_file.read_text(encoding="utf-8"), "html.parser").select_one(
+    link = parsed(html_file.read_text(encoding="utf-8")).select_one(
         "p.notebook-download a[download]")
     return link["href"] if link else None
 

@@ -27,7 +27,7 @@ from bs4 import BeautifulSoup, SoupStrainer
 
 from sitepages import LANGUAGES, ROOT, language_of, page_id, page_url, sources, twin
 from sitepages.pins import pinned
-from tests.site_build import REPO_URL, SITE_URL, build_site
+from tests.site_build import REPO_URL, SITE_URL, build_site, parsed
 
 SOURCES = sources()
 SUBPATH = urlsplit(SITE_URL).path
@@ -109,7 +109,7 @@ def test_no_internal_link_is_root_absolute(built_page, source):
 def test_a_404_page_links_from_the_site_url_path(built_site, language):
     site, _ = built_site
     page = site / ("404.html" if language == "en" else "zh/404.html")
-    links = _links(BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser"))
+    links = _links(parsed(page.read_text(encoding="utf-8")))
     rooted = [link for link in links if link.startswith("/") and not link.startswith("//")]
     outside = [link for link in rooted if not link.startswith(SUBPATH)]
     assert rooted and not outside, outside
@@ -139,15 +139,14 @@ def test_a_plain_build_names_no_host(plain_build):
                  if element.tag.endswith(("}loc", "}link"))]
     named = [f"sitemap.xml: {address}" for address in addresses if urlsplit(address).netloc]
     for file in plain_build.rglob("*.html"):
-        soup = BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser",
-                             parse_only=SoupStrainer(["a", "link", "script", "img"]))
+        soup = parsed(file.read_text(encoding="utf-8"), SoupStrainer(["a", "link", "script", "img"]))
         named += [f"{file.relative_to(plain_build)}: {link}" for link in _links(soup)
                   if urlsplit(link).hostname in ("127.0.0.1", "localhost")]
     assert not named, named
-    home = BeautifulSoup((plain_build / "index.html").read_text(encoding="utf-8"), "html.parser")
+    home = parsed((plain_build / "index.html").read_text(encoding="utf-8"))
     assert home.select_one('link[rel="canonical"]') is None
     assert home.select_one('a[rel="edit"]') is None and home.select_one("a[data-report-problem]") is None
-    leaf = BeautifulSoup((plain_build / "leaf-nodes" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    leaf = parsed((plain_build / "leaf-nodes" / "index.html").read_text(encoding="utf-8"))
     assert leaf.select_one("p.notebook-download a[download]") is not None
     assert leaf.select_one('a[href*="colab.research.google.com"]') is None
 

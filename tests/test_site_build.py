@@ -8,10 +8,10 @@ from urllib.parse import urljoin
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 
 from sitepages import ROOT
 from tests.browser.harness import built_pages
+from tests.site_build import parsed
 
 # built_site, the one strict build of the session, lives in conftest.py.
 
@@ -56,7 +56,7 @@ class SearchIndex:
         self.words = sorted(self.postings)
 
     def tokens(self, text: str) -> list[str]:
-        text = BeautifulSoup(text, "html.parser").get_text(" ")  # the index stores HTML
+        text = parsed(text).get_text(" ")  # the index stores HTML
         return [token.lower() for token in self.separator.split(text) if token]
 
     def _hits(self, term: str) -> Counter:
