@@ -10,60 +10,36 @@ when it writes anything to stderr (C++ log lines included), or when it raises;
 the message names the page, the line and the environment.
 
 Cost: one server process per environment imports torch once and forks one
-child per page. A Chinese page whose code equals its English twin's
-(comments aside, see sitepages/twins.py) is not replayed again: it is compared with the
-run of that same code.
+child per page; the servers start as the run begins, so that they work while
+the rest of the suite does (tests/pagerun/portability.py). A Chinese page
+whose code equals its English twin's (comments aside, see sitepages/twins.py)
+is not replayed again: it is compared with the run of that same code.
 
 To check some pages only: ``pytest tests/test_portability.py -k leaf-nodes``.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from sitepages import page_id, parse, sources
-from sitepages.twins import code_key
+from tests.pagerun import portability
 from tests.pagerun.environments import PORTABILITY
-from tests.pagerun.fresh import Replay
 
 SOURCES = sources()
 
 
 @pytest.fixture(scope="session")
 def replays(request) -> dict[tuple[str, str], list]:
-    """(environment name, source) -> its BlockRuns, for the selected items, all environments at once."""
-    selected: dict[str, set] = {}
-    for item in request.session.items:
-        if getattr(item, "originalname", None) == "test_page_prints_the_same_in_a_fresh_interpreter":
-            params = item.callspec.params
-            selected.setdefault(params["environment"].name, set()).add(params["source"])
-    blocks = {source: parse(source) for chosen in selected.values() for source in chosen}
-    by_code: dict[tuple, list] = {}
-    for source in sorted(blocks):
-        by_code.setdefault(code_key(blocks[source]), []).append(source)
-    servers = {}
-    for environment in PORTABILITY:
-        wanted = selected.get(environment.name, set())
-        distinct = {same[0]: same for same in by_code.values() if wanted & set(same)}
-        jobs = {str(first): blocks[first] for first in distinct}
-        servers[environment.name] = (Replay(jobs, environment), distinct)
-    results = {}
-    for name, (server, distinct) in servers.items():
-        runs = server.results()
-        for first, same in distinct.items():
-            for source in same:
-                own = [block for block in blocks[source] if block.executed]
-                results[(name, source)] = [replace(run, block=block)
-                                           for run, block in zip(runs[str(first)], own, strict=False)]
-    return results
+    """(environment name, source) -> its BlockRuns, for the selected items, from the replays this run
+    started as it began (tests/pagerun/portability.py)."""
+    return portability.results(request.session.items)
 
 
 @pytest.mark.parametrize("environment", PORTABILITY, ids=lambda environment: environment.name)
 @pytest.mark.parametrize("source", SOURCES, ids=page_id)
 def test_page_prints_the_same_in_a_fresh_interpreter(replays, source, environment):
-    runs = replays[(environment.name, source)]
+    runs = replays[(environment.name, str(source))]
     failures = [message for run in runs for message in run.messages()]
     ran = len(runs) - (1 if runs and runs[-1].traceback else 0)
     expected = sum(block.executed for block in parse(source))

@@ -40,6 +40,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import fields
@@ -54,40 +55,84 @@ CHILD_TIMEOUT = 180  # seconds one page may take before its interpreter is kille
 
 
 class Replay:
-    """A server process replaying named lists of blocks in fresh interpreters under one environment."""
+    """A server process replaying named lists of blocks in fresh interpreters under one environment.
+
+    With ``folder``, the server keeps its jobs, results and log there, so that
+    another process of the same run can read the results (``Replay.attach``):
+    the portability pass starts its servers when a run begins and reads their
+    results when its tests come (tests/pagerun/portability.py).
+    """
 
     def __init__(self, jobs: dict[str, list[Block]], environment: Environment = AS_INSTALLED,
-                 parallel: int | None = None, python: str = sys.executable):
+                 parallel: int | None = None, python: str = sys.executable, folder: Path | None = None):
         self.jobs = {name: [block for block in blocks if block.executed] for name, blocks in jobs.items()}
         self.environment = environment.for_this_cpu()
+        self._temporary = None if folder else tempfile.TemporaryDirectory(prefix="fresh-replay-")
+        self.folder = Path(folder or self._temporary.name)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.process = None
         variables = child_environment({**os.environ, **self.environment.variables, "PYTHONIOENCODING": "utf-8"})
-        self._folder = tempfile.TemporaryDirectory(prefix="fresh-replay-")
-        jobs_file, self._results = Path(self._folder.name) / "jobs.json", Path(self._folder.name) / "results.json"
+        jobs_file = self.folder / "jobs.json"
         jobs_file.write_text(json.dumps(
             {name: [_encode(block) for block in blocks] for name, blocks in self.jobs.items()}
         ), encoding="utf-8")
+        log = (self.folder / "server.log").open("w") if folder else subprocess.PIPE
         self.process = subprocess.Popen(
-            [python, "-m", "tests.pagerun.fresh", str(jobs_file), str(self._results),
+            [python, "-m", "tests.pagerun.fresh", str(jobs_file), str(self.folder / "results.json"),
              str(parallel or os.cpu_count() or 1)],
-            cwd=ROOT, env=variables,
-            text=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=ROOT, env=variables, text=True, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT if folder else subprocess.PIPE,
         )
+        if folder:  # another process may read the results: say how the server ended, once it has
+            threading.Thread(target=self._record_exit, daemon=True).start()
+
+    def _record_exit(self) -> None:
+        code = self.process.wait()
+        (self.folder / "exit.tmp").write_text(str(code), encoding="utf-8")
+        os.replace(self.folder / "exit.tmp", self.folder / "exit")
+
+    @classmethod
+    def attach(cls, jobs: dict[str, list[Block]], environment: Environment, folder: Path) -> Replay:
+        """The replay another process of this run started in ``folder``, to read its results."""
+        replay = cls.__new__(cls)
+        replay.jobs = {name: [block for block in blocks if block.executed] for name, blocks in jobs.items()}
+        replay.environment, replay.folder, replay.process, replay._temporary = (
+            environment.for_this_cpu(), Path(folder), None, None)
+        return replay
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+
+    def _wait(self, timeout: float) -> str:
+        """Wait for the server to end; what it wrote, if it failed."""
+        if self.process is not None and self._temporary is not None:
+            try:
+                stdout, stderr = self.process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                raise
+            return "" if self.process.returncode == 0 else f"{stdout}{stderr}"
+        deadline = time.monotonic() + timeout
+        while not (self.folder / "exit").is_file():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the fresh-interpreter server ({self.environment}) did not end in {timeout} s")
+            time.sleep(0.1)
+        code = (self.folder / "exit").read_text(encoding="utf-8")
+        return "" if code == "0" else (self.folder / "server.log").read_text(encoding="utf-8", errors="replace")
 
     def results(self, timeout: float = 600) -> dict[str, list]:
         """Each job's BlockRuns, in order; a job whose interpreter died gets one run saying how."""
         from tests.pagerun.execute import BlockRun
 
+        failure = self._wait(timeout)
+        if failure:
+            raise RuntimeError(f"the fresh-interpreter server ({self.environment}) failed:\n{failure}")
         try:
-            stdout, stderr = self.process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
-        if self.process.returncode != 0:
-            raise RuntimeError(f"the fresh-interpreter server ({self.environment}) failed:\n{stdout}{stderr}")
-        try:
-            reported = json.loads(self._results.read_text(encoding="utf-8"))
+            reported = json.loads((self.folder / "results.json").read_text(encoding="utf-8"))
         finally:
-            self._folder.cleanup()
+            if self._temporary is not None:
+                self._temporary.cleanup()
         results = {}
         for name, blocks in self.jobs.items():
             job = reported[name]
@@ -236,7 +281,9 @@ def serve() -> None:
             else:
                 died = f"was stopped after {CHILD_TIMEOUT} s" if pid in timed_out else _describe(status)
                 results[name] = {"runs": [], "died": died}
-    results_file.write_text(json.dumps(results), encoding="utf-8")
+    written = results_file.with_suffix(".tmp")
+    written.write_text(json.dumps(results), encoding="utf-8")
+    os.replace(written, results_file)  # whole or not at all, for a process waiting for it
 
 
 if __name__ == "__main__":
