@@ -1,20 +1,20 @@
-"""How long verifying the site takes, next to a bare `import torch`, measured side by side in one run.
+"""How long verifying and building the site take, as ratios to a bare `import torch`, measured in one run.
 
-One command, from the repository root:
+    python -m tests.tools benchmarks.verification_loop [--suite] [--repeats 3]
 
-    python tests/tools/benchmarks/verification_loop.py [--suite]
+It times, as subprocesses started from this one, round after round (so that a
+noisy moment hits every measure alike):
 
-It times, as subprocesses started from this one:
-
-* a bare `python -c "import torch"` (median of 3, before and after the rest);
+* a bare `python -c "import torch"`;
+* `mkdocs build --strict` (target: at most 4x the import);
 * `pytest docs`: every block of every page and notebook of both languages,
-  each page one session (target: at most 4x the bare import);
+  each page one session (target: at most 6x the import);
 * with --suite, the whole default `pytest`: the docs, the portability pass,
-  the site build and the browser tests (target: at most 45x the bare import,
-  about 80 s on 2 cores).
+  the site builds and the browser tests (target: at most 60x the import).
 
-and prints each time and its ratio to the import, and the load averages,
-since other processes on the machine skew every timing.
+and prints the median of each, its ratio to the import's median, and the load
+averages, since other processes on the machine skew every timing. Every pytest
+run must pass. Nothing here is a test: the suite never times anything.
 """
 
 from __future__ import annotations
@@ -23,45 +23,53 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
-from tests.tools.benchmarks.common import ENV, ROOT, import_torch_seconds, load_averages
+from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages, wall
+
+TARGETS = {"mkdocs build --strict": 4, "pytest docs": 6, "pytest (whole suite)": 60}
 
 
-def timed_pytest(*arguments: str) -> tuple[float, str]:
-    """Seconds a pytest run takes, start to exit, and its last line; it must pass."""
+def timed_pytest(*arguments: str) -> float:
+    """Seconds a pytest run takes, start to exit; it must pass."""
     start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
-        cwd=ROOT, env=ENV, capture_output=True, text=True,
-    )
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
+                            cwd=ROOT, env=ENV, capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    lines = result.stdout.strip().splitlines() or ["(no output)"]
     if result.returncode != 0:
+        lines = result.stdout.strip().splitlines() or ["(no output)"]
         failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
         raise SystemExit(f"pytest {' '.join(arguments)} failed:\n" + "\n".join(failed[:20] or lines[-20:]))
-    return seconds, lines[-1]
+    return seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", action="store_true", help="also time the whole default pytest")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of measures (default 3); medians are shown")
     args = parser.parse_args()
 
     print(f"load average at start: {load_averages()}")
-    before = import_torch_seconds()
-    docs, docs_summary = timed_pytest("docs")
-    suite = suite_summary = None
-    if args.suite:
-        suite, suite_summary = timed_pytest("--durations=15")
-    after = import_torch_seconds()
-    bare = statistics.median([before, after])
-
-    print(f'python -c "import torch": {before:.2f} s before, {after:.2f} s after (median of 3 each)')
-    print(f"pytest docs: {docs:.1f} s ({docs_summary}) = {docs / bare:.2f}x the import (target: at most 4x)")
-    if suite is not None:
-        print(f"pytest (whole suite): {suite:.1f} s ({suite_summary}) = {suite / bare:.1f}x the import "
-              f"(target: at most 45x)")
+    times: dict[str, list[float]] = {"import torch": [], **{name: [] for name in TARGETS}}
+    for round_number in range(1, args.repeats + 1):
+        times["import torch"].append(wall([sys.executable, "-c", "import torch"]))
+        with tempfile.TemporaryDirectory() as site:
+            times["mkdocs build --strict"].append(build_site(Path(site) / "site"))
+        times["pytest docs"].append(timed_pytest("docs"))
+        if args.suite:
+            times["pytest (whole suite)"].append(timed_pytest())
+        times["import torch"].append(wall([sys.executable, "-c", "import torch"]))
+        print(f"round {round_number}: " + ", ".join(f"{name} {values[-1]:.1f} s" for name, values in times.items()
+                                                  if values), flush=True)
+    bare = statistics.median(times["import torch"])
+    print(f'\npython -c "import torch": median {bare:.2f} s of {times["import torch"]}')
+    for name, target in TARGETS.items():
+        if times[name]:
+            median = statistics.median(times[name])
+            print(f"{name}: median {median:.1f} s of {[round(t, 1) for t in times[name]]} "
+                  f"= {median / bare:.1f}x the import (target: at most {target}x)")
     print(f"load average at end: {load_averages()}")
 
 
