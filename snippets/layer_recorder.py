@@ -13,6 +13,12 @@ Copy this file into your project; it needs only torch.
 All hooks, on the modules and on their outputs, come off when the ``with``
 block ends, also when it raises.
 
+Activation checkpointing (``torch.utils.checkpoint`` with
+``use_reentrant=False``, as Hugging Face's ``gradient_checkpointing_enable``
+uses) runs a layer again during ``backward()``; that rerun is not recorded
+twice. Reentrant checkpointing and a model already compiled with
+``torch.compile`` cannot be recorded; both raise an error that says so.
+
 A plain ``backward()`` also writes every parameter's ``.grad``. In the
 middle of a training step (between micro-batches of gradient accumulation,
 or on one DDP process only), give the input ``requires_grad`` and run
@@ -97,6 +103,30 @@ def _resolve(
     return found
 
 
+def _in_backward() -> bool:
+    """Whether autograd's engine is running a backward pass right now (where
+    checkpointing recomputes a segment's layers). torch has no public flag;
+    the graph task id is -1 outside a backward pass."""
+    return torch._C._current_graph_task_id() != -1
+
+
+def _refuse_compiled(model: nn.Module) -> None:
+    """A compiled model does not call hooks added after its first call."""
+    if hasattr(model, "_orig_mod"):
+        raise TypeError(
+            "record_layers: model was compiled with torch.compile, which "
+            "does not call hooks added after its first call; record on "
+            "model._orig_mod, the uncompiled module that shares its "
+            "parameters"
+        )
+    if getattr(model, "_compiled_call_impl", None) is not None:
+        raise TypeError(
+            "record_layers: model was compiled in place (model.compile()), "
+            "which does not call hooks added after its first call; record "
+            "on an uncompiled copy (copy.deepcopy before compiling)"
+        )
+
+
 @contextmanager
 def record_layers(
     model: nn.Module, layers: Iterable[str] | None = None
@@ -106,8 +136,9 @@ def record_layers(
     ``layers`` are names from ``model.named_modules()`` ("conv1",
     "features.0"); ``None`` records every layer with no children. Run one
     forward pass and its ``backward()`` inside the block. A layer that runs
-    twice in one block raises RuntimeError rather than silently keep only
-    one of the two calls.
+    twice in one forward pass raises RuntimeError rather than silently keep
+    only one of the two calls; the rerun of a layer that non-reentrant
+    checkpointing makes during ``backward()`` is no second call.
 
     >>> import torch
     >>> model = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Tanh())
@@ -117,11 +148,15 @@ def record_layers(
     (tensor([0.]), tensor([1.]))
 
     Raises TypeError or ValueError naming the culprit: a model that is not a
-    Module, a layer the model does not have, a layer given twice.
+    Module, a layer the model does not have, a layer given twice, a model
+    compiled with ``torch.compile``; RuntimeError for a layer inside a
+    reentrant checkpoint.
     """
+    _refuse_compiled(model)
     modules = _resolve(model, layers)
     recording = LayerRecording(list(modules))
     handles = []
+    hooked: set[str] = set()  # layers whose output got a gradient hook
 
     def gradient_saver(name: str) -> Callable[[torch.Tensor], None]:
         def hook(grad: torch.Tensor) -> None:
@@ -138,6 +173,16 @@ def record_layers(
                     "its submodules instead"
                 )
             if name in recording.activations:
+                if _in_backward() and name in hooked:
+                    return  # checkpointing recomputes the layer: seen already
+                if _in_backward():
+                    raise RuntimeError(
+                        f"record_layers: layer {name!r} is inside a "
+                        "reentrant checkpoint (use_reentrant=True), whose "
+                        "first forward pass records no graph, so no "
+                        "gradient reaches it; checkpoint with "
+                        "use_reentrant=False, or record outside the segment"
+                    )
                 raise RuntimeError(
                     f"record_layers: layer {name!r} ran twice in one block; "
                     "use one block per forward pass"
@@ -146,6 +191,7 @@ def record_layers(
             recording.activations[name] = output.detach().clone()
             if output.requires_grad:
                 handles.append(output.register_hook(gradient_saver(name)))
+                hooked.add(name)
 
         return hook
 

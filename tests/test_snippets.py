@@ -17,6 +17,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.utils.checkpoint import checkpoint
 
 from sitepages import LANGUAGES, ROOT
 
@@ -374,6 +375,61 @@ def test_record_layers_refuses_a_layer_that_runs_twice():
             model(INPUTS)
             model(INPUTS)
     assert _all_module_hooks(model) == 0
+
+
+class _CheckpointedBlocks(nn.Module):
+    """Two blocks, each recomputed in backward() as gradient checkpointing does (Hugging Face's included)."""
+
+    def __init__(self, use_reentrant: bool) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.blocks = nn.ModuleList(nn.Sequential(nn.Linear(4, 4), nn.Tanh()) for _ in range(2))
+        self.use_reentrant, self.checkpointing = use_reentrant, True
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for block in self.blocks:
+            x = checkpoint(block, x, use_reentrant=self.use_reentrant) if self.checkpointing else block(x)
+        return x
+
+
+def test_record_layers_under_non_reentrant_checkpointing_records_the_forward_pass_once():
+    model = _CheckpointedBlocks(use_reentrant=False)
+    x = INPUTS.clone().requires_grad_()
+    layers = ["blocks.0.0", "blocks.0.1", "blocks.1.1"]
+    model.checkpointing = False
+    with record_layers(model, layers) as plain:
+        model(x).sum().backward()
+    model.checkpointing = True
+    with record_layers(model, layers) as rec:
+        model(x).sum().backward()
+    for name in layers:
+        assert torch.equal(rec.activations[name], plain.activations[name]), name
+        assert torch.equal(rec.gradients[name], plain.gradients[name]), name
+
+
+def test_record_layers_names_reentrant_checkpointing_and_its_fix():
+    model = _CheckpointedBlocks(use_reentrant=True)
+    with pytest.raises(RuntimeError, match=r"'blocks\.1\.1' is inside a reentrant checkpoint .*use_reentrant=False"):
+        with record_layers(model, ["blocks.1.1"]):
+            model(INPUTS.clone().requires_grad_()).sum().backward()
+    assert _all_module_hooks(model) == 0
+
+
+def test_record_layers_refuses_a_compiled_model_and_names_the_module_to_record():
+    model = _seeded_model()
+    compiled = torch.compile(model, backend="aot_eager")
+    compiled(INPUTS)
+    with pytest.raises(TypeError, match=r"compiled with torch\.compile.*model\._orig_mod"):
+        with record_layers(compiled, ["fc1"]):
+            pass
+    in_place = _seeded_model()
+    in_place.compile(backend="aot_eager")
+    with pytest.raises(TypeError, match=r"compiled in place \(model\.compile\(\)\)"):
+        with record_layers(in_place, ["fc1"]):
+            pass
+    with record_layers(compiled._orig_mod, ["fc1"]) as rec:
+        compiled._orig_mod(INPUTS).sum().backward()
+    assert rec.gradients["fc1"].shape == (1, 3)
 
 
 def test_record_layers_keeps_the_activation_before_an_inplace_relu():
