@@ -52,6 +52,8 @@ def prose(soup: BeautifulSoup, tables: bool = True) -> list[str]:
                 continue
             if isinstance(child, NavigableString):
                 groups.setdefault(id(block), []).append("x" if in_code else str(child))
+            elif child.name == "br":
+                block = child  # a line break: what follows is a new line, not a run-on
             elif child.name not in left_out:
                 walk(child, child if child.name in _BLOCKS else block, in_code or child.name == "code")
 
@@ -152,6 +154,11 @@ def test_each_rule_fails_on_a_page_that_breaks_it():
     assert english_interface(soup()) == [
         "Switch to dark mode", "Permanent link", "Copy to Clipboard", "Copied!", "Made with",
     ]
+
+
+def test_a_line_break_ends_a_line_and_a_space_before_it_still_counts():
+    lines = BeautifulSoup("<article><p>问题是什么？<br />\n解答：见这里 一节</p></article>", "html.parser")
+    assert spaces_between_chinese(lines) == ["'\\n解答：见这里 一节'"]
 
 
 def test_the_interface_check_passes_once_the_strings_are_chinese():
