@@ -26,10 +26,11 @@ def test_the_bank_stands_for_enough_real_threads_a_third_of_them_chinese():
     )
 
 
-@pytest.mark.parametrize("question", QUESTIONS, ids=[q.id for q in QUESTIONS])
+QUOTING_AN_ERROR = [question for question in QUESTIONS if question.error]
+
+
+@pytest.mark.parametrize("question", QUOTING_AN_ERROR, ids=[q.id for q in QUOTING_AN_ERROR])
 def test_every_quoted_error_is_on_both_troubleshooting_pages(question):
-    if not question.error:
-        pytest.skip("this question quotes no error message")
     kind, _, message = question.error.partition(": ") if ": " in question.error else question.error.partition(" ")
     printed = Printed(f"{BANK}:{question.line}", kind, message)
     for troubleshooting in (ENGLISH, CHINESE):
@@ -69,7 +70,7 @@ def test_the_questions_page_shows_every_question_its_answer_and_its_threads(buil
             target = f"{page_url(f'docs/{language}/{page_path}')}#{anchor}"
             if target not in map(unquote, links):
                 problems.append(f"{question.id}: no link to {target} (links: {links})")
-        elif question.out_of_scope[language] not in " ".join(item.get_text().split()):
+        elif question.out_of_scope[language].replace("`", "") not in " ".join(item.get_text().split()):
             problems.append(f"{question.id}: the reason it is out of scope is not shown")
         if not set(question.urls) <= set(links):
             problems.append(f"{question.id}: threads not linked: {sorted(set(question.urls) - set(links))}")
