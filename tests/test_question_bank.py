@@ -155,3 +155,12 @@ def test_a_broken_entry_is_refused_with_its_line(change, message):
         QuestionBankError, match=r"^docs/data/questions.yml" + message if message.startswith(":") else message
     ):
         parse_bank(change(GOOD))
+
+
+def test_a_thread_link_names_the_repository_and_number_or_the_site():
+    from question_bank import thread_label
+
+    assert thread_label("https://github.com/pytorch/pytorch/issues/30531") == "pytorch/pytorch#30531"
+    assert thread_label("https://github.com/owner/repo/pull/7") == "owner/repo#7"
+    assert thread_label("https://discuss.pytorch.org/t/some-title/90767") == "discuss.pytorch.org"
+    assert thread_label("https://www.cnblogs.com/someone/p/1.html") == "cnblogs.com"

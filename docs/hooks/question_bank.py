@@ -65,12 +65,23 @@ def _code(text: str) -> str:
     return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
+_GITHUB_THREAD = re.compile(r"/([^/]+/[^/]+)/(?:issues|pull|discussions)/(\d+)")
+
+
+def thread_label(url: str) -> str:
+    """What a thread's link says: owner/repo#123 for a GitHub thread, else the site's name."""
+    parts = urlsplit(url)
+    site = parts.netloc.removeprefix("www.")
+    found = _GITHUB_THREAD.match(parts.path) if site == "github.com" else None
+    return f"{found[1]}#{found[2]}" if found else site
+
+
 def _thread_links(question, language: str) -> str:
     words = strings("question_bank", language)
     links = []
     for thread_language, urls in question.threads.items():
         note = words["chinese"] if thread_language == "zh" else words["english"]
-        links += [f"[{urlsplit(url).netloc.removeprefix('www.')}]({url}){note}" for url in urls]
+        links += [f"[{thread_label(url)}]({url}){note}" for url in urls]
     return " · ".join(links)
 
 
