@@ -51,7 +51,10 @@ def test_lab_runs_the_same_in_jupyter(notebook, tmp_path):
     # Local sockets, not TCP: ipykernel warns on stderr about an unencrypted TCP kernel.
     kernel = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
     try:
-        ExecutePreprocessor(timeout=300).preprocess(executed, {"metadata": {"path": str(tmp_path)}}, km=kernel)
+        # A cell's prints may reach Jupyter in several chunks, depending on when the kernel flushes;
+        # the stored notebook has them as one stream output, as nbclient's coalesce_streams merges them.
+        ExecutePreprocessor(timeout=300, coalesce_streams=True).preprocess(
+            executed, {"metadata": {"path": str(tmp_path)}}, km=kernel)
     finally:
         if kernel.has_kernel:  # gone before the test ends, so nothing it logs on its way out is left over
             kernel.shutdown_kernel(now=True)

@@ -40,7 +40,8 @@ def versions_part(source: Path, language: str, page_path: str) -> str:
     anchor = "page-" + source.relative_to(Path("docs", language)).with_suffix("").as_posix().replace("/", "-")
     versions_page = page_url(Path("docs", language, "torch-versions.md"))
     link = get_relative_url(versions_page.lstrip("/") + "index.html", page_path.lstrip("/") + "index.html")
-    return f'{claim} (<a href="{link}#{anchor}">{html.escape(words["others"])}</a>)'
+    others_link = f'<a href="{link}#{anchor}">{html.escape(words["others"])}</a>'
+    return claim + html.escape(words["in_brackets"]).format(others_link)
 
 
 def on_page_content(content: str, page, config, files) -> str:
