@@ -174,6 +174,49 @@ def test_update_outputs_repairs_wrong_stale_and_missing_outputs(project):
     project.runpytest("docs/zh/page.md").assert_outcomes(passed=3)
 
 
+WARNS = """# A page
+
+```python
+import warnings
+warnings.warn("careful")
+print(1)
+```
+"""
+
+WARNS_SHOWN = """# A page
+
+```python
+import warnings
+warnings.warn("careful")
+print(1)
+```
+
+<!--pytest-codeblocks:expected-output-->
+```text title="{output}"
+1
+```
+
+<!--pagerun:expected-warnings-->
+```text title="{warning}"
+UserWarning: careful
+```
+"""
+
+
+@pytest.mark.parametrize("language, output, warning", [("en", "Output", "Warning"), ("zh", "输出", "警告")])
+def test_update_outputs_writes_and_removes_a_blocks_warnings(project, language, output, warning):
+    page = _write(project, f"{language}/page.md", WARNS)
+    project.runpytest(f"docs/{language}/page.md").assert_outcomes(failed=1)
+    project.runpytest("--update-outputs", f"docs/{language}/page.md").assert_outcomes(passed=1)
+    assert page.read_text(encoding="utf-8") == WARNS_SHOWN.format(output=output, warning=warning)
+    project.runpytest(f"docs/{language}/page.md").assert_outcomes(passed=1)
+    # The warning goes away: its block goes too, and the output stays.
+    page.write_text(page.read_text(encoding="utf-8").replace('warnings.warn("careful")\n', ""), encoding="utf-8")
+    project.runpytest("--update-outputs", f"docs/{language}/page.md").assert_outcomes(passed=1)
+    wanted = WARNS_SHOWN.format(output=output, warning=warning).replace('warnings.warn("careful")\n', "")
+    assert page.read_text(encoding="utf-8") == wanted.split("\n<!--pagerun")[0]
+
+
 def test_update_outputs_leaves_a_page_whose_block_raises_as_it_is(project):
     text = BROKEN.replace("x + 1", "x + undefined_name")
     page = _write(project, "zh/page.md", text)

@@ -30,7 +30,6 @@ RULE_BREAKERS = [
     ("import torch\ntorch.set_grad_enabled(False)", "left grad mode"),
     ("import torch\ntorch.set_default_dtype(torch.float64)", "left default dtype"),
     ("import torch\ntorch.set_printoptions(precision=2)", "left print options"),
-    ("import warnings\nwarnings.warn('careful')", "emitted UserWarning: careful"),
     ("import torch\nx = torch.ones(1, requires_grad=True)\nprint((x * 2).grad_fn)", "prints a memory address"),
 ]
 
@@ -123,6 +122,68 @@ def test_a_raising_cell_reports_its_notebook_cell_and_line(tmp_path):
     assert f'File "{lab}, cell 2", line 2' in runs[0].traceback and "y = undefined_name" in runs[0].traceback
 
 
+# --- warnings: shown in a block of their own, as a reader's console shows them ------------
+
+
+def _warned(tmp_path, code: str) -> str:
+    [run] = execute(parse(_page(tmp_path, _python(code))))
+    return run.warnings
+
+
+def test_a_warning_the_page_does_not_show_fails_the_block_with_a_diff(tmp_path):
+    [run] = execute(parse(_page(tmp_path, _python("import warnings\nwarnings.warn('careful')"))))
+    assert not run.output_matches
+    [message] = run.messages()
+    assert message.startswith(f"{tmp_path / 'page.md'}:3: warnings differ from no warnings block\n")
+    assert "+UserWarning: careful\n" in message
+
+
+def test_a_warning_the_page_shows_passes_and_its_block_is_read(tmp_path):
+    page = _page(tmp_path, _python("import warnings\nwarnings.warn('careful')\nprint(1)", "1")
+                 + "\n\n<!--pagerun:expected-warnings-->\n```text\nUserWarning: careful\n```")
+    [block] = parse(page)
+    assert (block.expected, block.expected_warnings) == ("1\n", "UserWarning: careful\n")
+    [run] = execute([block])
+    assert run.messages() == []
+
+
+def test_torch_build_noise_is_dropped_from_a_warning(tmp_path):
+    code = "import torch\ny = torch.ones(1, requires_grad=True) * 2\ny.grad"
+    warned = _warned(tmp_path, code)
+    assert warned.startswith("UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor")
+    assert "Triggered internally" not in warned and warned.endswith("pytorch/pull/30531 for more information.\n")
+
+
+def test_warnings_follow_the_console_default_filters(tmp_path):
+    # Once per place, as a reader's console shows a warning raised in a loop.
+    loop = "import warnings\nfor i in range(3):\n    warnings.warn('again')"
+    assert _warned(tmp_path, loop) == "UserWarning: again\n"
+    # A DeprecationWarning shows when the reader's own code raises it, not from inside a library.
+    assert _warned(tmp_path, "import warnings\nwarnings.warn('old', DeprecationWarning)") == "DeprecationWarning: old\n"
+    raised_in_json = "import warnings; warnings.warn('lib', DeprecationWarning)"
+    library = f"import json\nexec(compile({raised_in_json!r}, 'lib', 'exec'), vars(json))"
+    assert _warned(tmp_path, library) == ""
+
+
+def test_a_malformed_warnings_marker_is_a_page_format_error(tmp_path):
+    from sitepages import PageFormatError
+
+    dangling = _page(tmp_path, "<!--pagerun:expected-warnings-->\n```text\nUserWarning: x\n```", name="a.md")
+    with pytest.raises(PageFormatError, match=r"a.md:3: expected-warnings marker without an executed code block"):
+        parse(dangling)
+    after = _page(tmp_path, _python("print(1)") + "\n\n<!--pagerun:expected-warnings-->\n```text\nW\n```"
+                  "\n\n<!--pytest-codeblocks:expected-output-->\n```text\n1\n```", name="b.md")
+    with pytest.raises(PageFormatError, match=r"b.md:12: expected-output marker without a code block above it"):
+        parse(after)
+
+
+def test_a_notebook_cells_warnings_are_its_stderr_stream(tmp_path):
+    cell = code_cell("import warnings\nwarnings.warn('careful')", stderr="UserWarning: careful\n")
+    [block] = parse(_notebook(tmp_path, cell))
+    assert block.expected_warnings == "UserWarning: careful\n"
+    assert execute([block])[0].messages() == []
+
+
 # --- fresh interpreters ----------------------------------------------------------------
 
 
@@ -137,7 +198,7 @@ def test_a_fresh_interpreter_records_each_blocks_output_and_stderr_at_the_file_d
     runs = Replay({"page": parse(page)}, Environment("probe", {"PORTABILITY_PROBE": "set"})).results()["page"]
     assert [run.stdout for run in runs] == ["first\n", "set\n", ""]
     assert runs[0].stderr == "from C level\n"
-    assert "UserWarning: shown on stderr" in runs[1].stderr, "Python's default filters show warnings"
+    assert runs[1].stderr == "" and runs[1].warnings == "UserWarning: shown on stderr\n", "caught, as in-process"
     assert runs[2].traceback.strip().endswith("SystemExit: 3")
     assert runs[1].where == f"{tmp_path / 'page.md'}:9 [probe]"
 

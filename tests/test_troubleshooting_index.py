@@ -2,7 +2,7 @@
 
 A reader pastes an error message into the search box; the troubleshooting
 page is where it must lead. So every exception or warning text in the
-expected output of any English page or notebook (a line such as
+expected output or warnings of any English page or notebook (a line such as
 ``RuntimeError: message`` or ``UserWarning message``, as pages print them)
 must appear in a table of docs/en/troubleshooting.md, in a first-column
 code span ``Type: message``, with a link to the page that explains it. The
@@ -59,17 +59,20 @@ def _normal(text: str) -> str:
 
 
 def printed_messages(path: Path) -> list[Printed]:
-    """Every exception or warning line in the page's (or notebook's) expected outputs."""
+    """Every exception or warning line in the page's (or notebook's) expected outputs and warnings blocks."""
     found = []
     for block in parse(path):
-        if not block.executed or block.output is None:
+        if not block.executed:
             continue
-        for offset, line in enumerate(block.output.text.splitlines()):
-            match = PRINTED.search(line)
-            if not match:
+        for shown in (block.output, block.warnings):
+            if shown is None:
                 continue
-            where = block.where if block.cell is not None else f"{path}:{block.output.line + 1 + offset}"
-            found.append(Printed(where, match["type"], match["message"].strip()))
+            for offset, line in enumerate(shown.text.splitlines()):
+                match = PRINTED.search(line)
+                if not match:
+                    continue
+                where = block.where if block.cell is not None else f"{path}:{shown.line + 1 + offset}"
+                found.append(Printed(where, match["type"], match["message"].strip()))
     return found
 
 

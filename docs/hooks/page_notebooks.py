@@ -130,7 +130,7 @@ def page_notebook(page: Path) -> dict | None:
             flush()
             if not any(cell["cell_type"] == "code" for cell in cells):
                 cells.append(version_cell(language))  # the first code cell, after the title and intro
-            cells.append(code_cell(block.code, block.expected))
+            cells.append(code_cell(block.code, block.expected, block.expected_warnings))
         else:
             indent = " " * block.indent
             shown = [indent + block.fence + block.info, *(indent + line for line in block.source.splitlines()),

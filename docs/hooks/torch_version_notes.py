@@ -49,7 +49,7 @@ def block_notes(source: Path, language: str) -> dict[int, list[str]]:
             span = version_span(versions)
             if state == "raises":
                 lines += [words["raises"].format(versions=span, s=plural), "", *_fence(text, ""), ""]
-            elif text != blocks[index].expected:
+            elif text != blocks[index].shown:
                 lines += [words["print"].format(versions=span, s=plural), "", *_fence(text, ""), ""]
             if stderr:
                 lines += [words["stderr"].format(versions=span, s=plural), "", *_fence(stderr, ""), ""]

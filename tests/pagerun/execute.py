@@ -16,12 +16,18 @@ the reader's session:
 * the random generator is reset to a sentinel seed before each block; a block
   that draws random numbers must call ``torch.manual_seed`` itself, since a
   fresh interpreter's seed differs from run to run;
-* a warning that escapes a block fails it: the reader would see it on stderr,
-  which a page does not show. Pages catch warnings and print them.
-
 ``isolated=False`` is the reader's own session: nothing is reset or checked
-between blocks, and warnings are shown as Python shows them, on stderr. The
-fresh-interpreter replays (``tests.pagerun.fresh``) and the figure renderers use it.
+between blocks. The fresh-interpreter replays (``tests.pagerun.fresh``) and the
+figure renderers use it.
+
+In either mode the warnings a block raises are caught, under Python's own
+default filters (what a reader's console shows: each warning once per place,
+a DeprecationWarning only from the reader's own code), and recorded as one
+``Category: message`` line each, which the page shows in a block of its own
+and the suite asserts like any output. A warning the page does not show fails
+the block, as a wrong output does. Build noise is normalised: torch ends some
+warnings with `` (Triggered internally at /path/to/File.cpp:LINE.)``, which
+names a file of the machine that built the wheel; that suffix is dropped.
 
 Every block, in either mode, must not print a memory address (it changes
 every run), and a notebook cell must not end with an expression whose value
@@ -47,10 +53,28 @@ from pathlib import Path
 import torch
 
 from sitepages import Block
+from sitepages.blocks import shown
 
 SENTINEL_SEED = 20_261_122
 _MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}")
 _ENGINE = str(Path(__file__).resolve().parent)
+# torch's C++ warnings end with where they were raised in torch's own build tree.
+_BUILD_NOISE = re.compile(r"\s*\(Triggered internally at [^()]*\.\)$")
+
+
+def _console_filters() -> None:
+    """Python's default warning filters (what a reader's `python` or Jupyter shows), replacing pytest's."""
+    warnings.resetwarnings()
+    warnings.simplefilter("default")
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.filterwarnings("ignore", category=category)
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+
+
+def warning_lines(caught: list[warnings.WarningMessage]) -> str:
+    """The warnings as the page shows them: ``Category: message``, build noise dropped, one per line."""
+    lines = [f"{w.category.__name__}: {_BUILD_NOISE.sub('', str(w.message))}" for w in caught]
+    return "".join(line + "\n" for line in lines)
 
 
 @dataclass
@@ -73,6 +97,7 @@ class BlockRun:
     block: Block
     stdout: str = ""
     stderr: str = ""
+    warnings: str = ""  # the warnings it raised, as ``warning_lines`` writes them
     traceback: str | None = None  # from the page's own frames on, pointing at the page's lines
     broken_rules: list[str] = field(default_factory=list)
     environment: str = ""  # where it ran, when not this process (see tests.pagerun.environments)
@@ -82,24 +107,35 @@ class BlockRun:
         return f"{self.block.where} [{self.environment}]" if self.environment else self.block.where
 
     @property
+    def shown(self) -> str:
+        """Its output and warnings as one text (``sitepages.blocks.shown``), to compare with ``Block.shown``."""
+        return shown(self.stdout, self.warnings)
+
+    @property
     def output_matches(self) -> bool:
-        return self.stdout == self.block.expected
+        return self.stdout == self.block.expected and self.warnings == self.block.expected_warnings
 
     def output_diff(self) -> str:
-        if self.block.cell is not None:
-            shown, source, unit = "the cell's stored output", "stored in the notebook", "cell"
-        else:
-            output = self.block.output
-            shown = f"the output block at line {output.line}" if output else "no output block"
-            source, unit = "shown on the page", "block"
-        diff = difflib.unified_diff(
-            self.block.expected.splitlines(keepends=True), self.stdout.splitlines(keepends=True),
-            fromfile=f"expected ({source})", tofile=f"actual (printed by the {unit})",
-        )
-        return (
-            f"{self.where}: printed output differs from {shown}\n{''.join(diff)}"
-            f"(to rewrite it from a real run: pytest --update-outputs {self.block.path})"
-        )
+        notebook = self.block.cell is not None
+        source, unit = ("stored in the notebook", "cell") if notebook else ("shown on the page", "block")
+        found = []
+        for what, verb, expected, actual, fence, kind in (
+            ("printed output", "differs", self.block.expected, self.stdout, self.block.output, "output"),
+            ("warnings", "differ", self.block.expected_warnings, self.warnings, self.block.warnings, "warnings"),
+        ):
+            if expected == actual:
+                continue
+            if notebook:
+                shown_where = "the cell's stored " + ("output" if kind == "output" else "stderr (its warnings)")
+            else:
+                shown_where = f"the {kind} block at line {fence.line}" if fence else f"no {kind} block"
+            diff = difflib.unified_diff(
+                expected.splitlines(keepends=True), actual.splitlines(keepends=True),
+                fromfile=f"expected ({source})", tofile=f"actual ({'printed' if kind == 'output' else 'warned'} "
+                f"by the {unit})",
+            )
+            found.append(f"{self.where}: {what} {verb} from {shown_where}\n{''.join(diff)}")
+        return "".join(found) + f"(to rewrite it from a real run: pytest --update-outputs {self.block.path})"
 
     def messages(self, include_output: bool = True) -> list[str]:
         """Everything wrong with the block, each naming its page and line; the output diff last."""
@@ -215,9 +251,8 @@ def execute(
             _reset_state()
         rng_before = torch.get_rng_state()
         with contextlib.ExitStack() as stack:
-            if isolated:
-                caught = stack.enter_context(warnings.catch_warnings(record=True))
-                warnings.simplefilter("always")
+            caught = stack.enter_context(warnings.catch_warnings(record=True))
+            _console_filters()
             captured = stack.enter_context(capture())
             stack.enter_context(_as_main(session))
             try:
@@ -235,14 +270,9 @@ def execute(
                     exec(block.compiled(), namespace)
             except BaseException as error:  # noqa: BLE001 - report anything, even SystemExit
                 run.traceback = _page_traceback(error)
-        run.stdout, run.stderr = captured.stdout, captured.stderr
+        run.stdout, run.stderr, run.warnings = captured.stdout, captured.stderr, warning_lines(caught)
         if isolated:
             run.broken_rules += _state_left_changed(rng_before)
-            run.broken_rules += [
-                f"emitted {w.category.__name__}: {w.message} (a reader sees this on stderr, "
-                "which the page does not show; catch it with warnings.catch_warnings and print it)"
-                for w in caught
-            ]
         if _MEMORY_ADDRESS.search(run.stdout):
             run.broken_rules.append(
                 "prints a memory address, which changes every run (print grad_fn.name(), not grad_fn)"

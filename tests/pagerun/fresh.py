@@ -50,7 +50,7 @@ from sitepages import ROOT, Block
 from tests.pagerun.environments import AS_INSTALLED, Environment
 from tests.pagerun.import_roots import child_environment
 
-_BLOCK_FIELDS = [f.name for f in fields(Block) if not f.name.startswith("_") and f.name != "output"]
+_BLOCK_FIELDS = [f.name for f in fields(Block) if not f.name.startswith("_") and f.name not in ("output", "warnings")]
 CHILD_TIMEOUT = 180  # seconds one page may take before its interpreter is killed
 
 
@@ -137,7 +137,8 @@ class Replay:
         for name, blocks in self.jobs.items():
             job = reported[name]
             runs = [
-                BlockRun(block, stdout=run["stdout"], stderr=run["stderr"], traceback=run["traceback"],
+                BlockRun(block, stdout=run["stdout"], stderr=run["stderr"], warnings=run["warnings"],
+                         traceback=run["traceback"],
                          broken_rules=run["broken_rules"], environment=self.environment.name)
                 for block, run in zip(blocks, job["runs"], strict=False)
             ]
@@ -194,7 +195,8 @@ def _child(blocks: list[Block], report: Path, scratch: Path) -> None:
     sys.argv = [""]  # as in an interactive interpreter
     runs = execute(blocks, isolated=False, capture=FileDescriptorCapture(scratch))
     report.write_text(json.dumps([
-        {"stdout": run.stdout, "stderr": run.stderr, "traceback": run.traceback, "broken_rules": run.broken_rules}
+        {"stdout": run.stdout, "stderr": run.stderr, "warnings": run.warnings, "traceback": run.traceback,
+         "broken_rules": run.broken_rules}
         for run in runs
     ]), encoding="utf-8")
 

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sitepages import DEFAULT_LANGUAGE, Block, PageFormatError, language_of, parse, silently_skipped, twin
-from sitepages.rewrite import rewrite_outputs
+from sitepages.rewrite import Produced, rewrite_outputs
 from sitepages.twins import without_comments
 
 if TYPE_CHECKING:
@@ -208,7 +208,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             reports[page] = "NOT rewritten: a block raised or broke a rule (see its failure)"
             continue
         changed = rewrite_outputs(page.path.relative_to(session.config.rootpath),
-                                  [(run.block, run.stdout) for run in page.block_runs])
+                                  [Produced(run.block, run.stdout, run.warnings) for run in page.block_runs])
         reports[page] = f"{changed} output block(s) rewritten"
 
 

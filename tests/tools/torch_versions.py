@@ -101,7 +101,7 @@ def is_current(stored: dict | None, blocks: list[Block]) -> bool:
     entries = stored.get("blocks", [])
     # A block stored as the hash of what the page showed then is stale once the page shows something else.
     return len(entries) == len(blocks) and all(
-        "stdout_hash" not in entry or entry["stdout_hash"] == digest(block.expected)
+        "stdout_hash" not in entry or entry["stdout_hash"] == digest(block.shown)
         for entry, block in zip(entries, blocks, strict=True))
 
 
@@ -198,8 +198,8 @@ def block_entry(run, environment: Environment, full_version: str) -> dict:
     if run.traceback:
         last = [line for line in run.traceback.strip().splitlines() if line.strip()]
         entry["error"] = _clean(last[-1] if last else run.traceback, environment)
-    printed = as_pinned(run.stdout, full_version)
-    if printed == run.block.expected:
+    printed = as_pinned(run.shown, full_version)
+    if printed == run.block.shown:
         entry["stdout_hash"] = digest(printed)
     else:
         entry["stdout"] = _clean(printed, environment)

@@ -49,6 +49,9 @@ class Block:
     skip_reason: str | None = None  # declared with <!--pytest.mark.skip(reason="...")-->
     marker_line: int | None = None  # the line of that marker
     output: Output | None = None
+    # The warnings it shows, in a block of their own after the output (a page's
+    # <!--pagerun:expected-warnings--> fence, a notebook cell's stderr stream).
+    warnings: Output | None = None
     included_file: str | None = None  # set when the source is a single include of a whole file
     displays_last_value: bool = False  # Jupyter shows the value of a final expression
     _compiled: CodeType | None = field(default=None, repr=False, compare=False)
@@ -69,6 +72,16 @@ class Block:
     @property
     def expected(self) -> str:
         return self.output.text if self.output else ""
+
+    @property
+    def expected_warnings(self) -> str:
+        """The warnings shown after the block, one ``Category: message`` line each (see tests.pagerun.execute)."""
+        return self.warnings.text if self.warnings else ""
+
+    @property
+    def shown(self) -> str:
+        """Everything the page shows the block producing, as one text: the output, then any warnings."""
+        return shown(self.expected, self.expected_warnings)
 
     def compiled(self) -> CodeType:
         """The code, compiled so that tracebacks point at the page's own lines.
@@ -103,6 +116,15 @@ class Block:
             compile(ast.Module(statements, type_ignores=[]), self.where, "exec"),
             compile(ast.Expression(last.value), self.where, "eval"),
         )
+
+
+WARNINGS_HEADING = "--- warnings ---\n"
+
+
+def shown(printed: str, warned: str) -> str:
+    """Printed output and warnings as one text, for whatever compares or stores a block's whole result
+    (the portability pass, the version matrix): identical to the printed output when nothing warned."""
+    return printed + WARNINGS_HEADING + warned if warned else printed
 
 
 def silently_skipped(blocks: list[Block]) -> list[Block]:

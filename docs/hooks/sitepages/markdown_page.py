@@ -3,6 +3,11 @@
 * a fence whose info string is exactly ``python`` is executed;
 * ``<!--pytest-codeblocks:expected-output-->`` before a fence makes that fence
   the output of the code block above it;
+* ``<!--pagerun:expected-warnings-->`` before a fence makes that fence the
+  warnings of the code block above it (after its output, if it has one): what a
+  reader's console shows on stderr, one ``Category: message`` line each. It is
+  this suite's own marker (pytest-codeblocks has none for warnings and ignores
+  the comment; the fence after it is an ordinary ``text`` fence to it);
 * ``<!--pytest.mark.skip(reason="...")-->`` before a fence declares that it is
   not run, and why.
 
@@ -42,6 +47,7 @@ from .blocks import Block, Output, PageFormatError
 from .layout import ROOT
 
 _CODEBLOCKS_MARKER = re.compile(r"<!--[-\s]*pytest-codeblocks:(.*?)[-\s]*-->$")
+_WARNINGS_MARKER = re.compile(r"<!--[-\s]*pagerun:expected-warnings[-\s]*-->$")
 _PYTEST_MARK = re.compile(r"<!--[-\s]*pytest\.mark\.(.*?)[-\s]*-->$")
 _SKIP_REASON = re.compile(r"""skip\(\s*reason\s*=\s*(["'])(.+?)\1\s*\)$""")
 _FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<chars>`{3,}|~{3,})(?P<info>.*)$")
@@ -94,7 +100,9 @@ def _expand_snippets(block: Block, base: Path) -> None:
 @dataclass(frozen=True)
 class _Marker:
     line: int
-    kind: str  # "codeblocks" (<!--pytest-codeblocks:KEYWORD-->) or "mark" (<!--pytest.mark.TEXT-->)
+    # "codeblocks" (<!--pytest-codeblocks:KEYWORD-->), "warnings" (<!--pagerun:expected-warnings-->)
+    # or "mark" (<!--pytest.mark.TEXT-->)
+    kind: str
     text: str
     raw: str
 
@@ -116,6 +124,8 @@ def _scan(path: Path, lines: list[str]) -> Iterator[_Marker | _Fence]:
         stripped = lines[i].strip()
         if marker := _CODEBLOCKS_MARKER.match(stripped):
             yield _Marker(i + 1, "codeblocks", marker.group(1).strip(), stripped)
+        elif _WARNINGS_MARKER.match(stripped):
+            yield _Marker(i + 1, "warnings", "", stripped)
         elif mark := _PYTEST_MARK.match(stripped):
             yield _Marker(i + 1, "mark", mark.group(1), stripped)
         elif opening := _FENCE_OPEN.match(lines[i]):
@@ -145,6 +155,7 @@ def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
     path = Path(path)
     blocks: list[Block] = []
     pending_output: int | None = None  # the line of an expected-output marker waiting for its fence
+    pending_warnings: int | None = None  # likewise, an expected-warnings marker
     pending_skip: tuple[int, str] | None = None  # a skip marker's line and reason, likewise
     last_code: Block | None = None
     for item in _scan(path, path.read_text(encoding="utf-8").splitlines()):
@@ -155,10 +166,16 @@ def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
                     where, f"unsupported marker 'pytest-codeblocks:{item.text}'; pages use only "
                     "'expected-output' (the blocks of a page already run as one session, so 'cont' is not "
                     "needed, and skips are declared with <!--pytest.mark.skip(reason=\"...\")-->)")
-            if last_code is None or last_code.output is not None:
+            if last_code is None or last_code.output is not None or last_code.warnings is not None:
                 raise PageFormatError(
                     where, "expected-output marker without a code block above it that still lacks an output")
             pending_output = item.line
+        elif isinstance(item, _Marker) and item.kind == "warnings":
+            if last_code is None or last_code.warnings is not None or not last_code.executed:
+                raise PageFormatError(
+                    where, "expected-warnings marker without an executed code block above it that still lacks "
+                    "its warnings (the warnings fence comes after the block and its output fence)")
+            pending_warnings = item.line
         elif isinstance(item, _Marker):
             reason = _SKIP_REASON.match(item.text)
             if not reason or not reason.group(2).strip():
@@ -169,6 +186,10 @@ def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
             last_code.output = Output(text=item.text, line=item.line, end=item.end, marker_line=pending_output,
                                       info=item.info)
             pending_output = None
+        elif pending_warnings is not None:
+            last_code.warnings = Output(text=item.text, line=item.line, end=item.end, marker_line=pending_warnings,
+                                        info=item.info)
+            pending_warnings = None
         else:
             block = Block(path=path, source=item.text, line=item.line, end=item.end, indent=item.indent,
                           fence=item.chars, info=item.info)
@@ -181,6 +202,8 @@ def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
             last_code = block
     if pending_output is not None:
         raise PageFormatError(f"{path}:{pending_output}", "expected-output marker with no fence after it")
+    if pending_warnings is not None:
+        raise PageFormatError(f"{path}:{pending_warnings}", "expected-warnings marker with no fence after it")
     if pending_skip is not None:
         raise PageFormatError(f"{path}:{pending_skip[0]}", "skip marker with no fence after it")
     return blocks

@@ -9,7 +9,8 @@ Stored notebooks are kept in one canonical form, written only by the rewrite
 command (``pytest --update-outputs``) and by the site's hook for generated
 notebooks: nbformat 4.4 (no random cell ids), no execution counts, no cell
 metadata, a fixed notebook metadata, and outputs that are printed text only
-(one ``stream``/``stdout`` output per printing cell). Rewriting an unchanged
+(one ``stream``/``stdout`` output per printing cell, then one ``stream``/``stderr``
+output with the warnings it shows, as Jupyter shows warnings). Rewriting an unchanged
 notebook therefore changes no byte of it.
 """
 
@@ -53,19 +54,21 @@ def parse_notebook(path: Path) -> list[Block]:
         code = _text(cell.source)
         if code and not code.endswith("\n"):
             code += "\n"
-        printed = ""
+        printed = {"stdout": "", "stderr": ""}
         for output in cell.get("outputs", []):
-            if output.get("output_type") != "stream" or output.get("name") != "stdout":
+            if output.get("output_type") != "stream" or output.get("name") not in printed:
                 raise PageFormatError(
                     f"{path}, cell {number}",
                     f"stores a {output.get('output_type')} {output.get('name', '')} output; notebooks "
-                    "store only printed output (print the value; rewrite the outputs with "
+                    "store only printed output and warnings (print the value; rewrite the outputs with "
                     f"pytest --update-outputs {path})",
                 )
-            printed += _text(output["text"])
+            printed[output["name"]] += _text(output["text"])
         block = Block(path=path, source=code, cell=number, displays_last_value=True)
-        if printed:
-            block.output = Output(text=printed)
+        if printed["stdout"]:
+            block.output = Output(text=printed["stdout"])
+        if printed["stderr"]:
+            block.warnings = Output(text=printed["stderr"])
         blocks.append(block)
     return blocks
 
@@ -78,8 +81,11 @@ def markdown_cell(text: str) -> dict:
     return {"cell_type": "markdown", "metadata": {}, "source": _lines(text.strip("\n"))}
 
 
-def code_cell(code: str, stdout: str = "") -> dict:
-    outputs = [{"name": "stdout", "output_type": "stream", "text": _lines(stdout)}] if stdout else []
+def code_cell(code: str, stdout: str = "", stderr: str = "") -> dict:
+    outputs = [
+        {"name": name, "output_type": "stream", "text": _lines(text)}
+        for name, text in (("stdout", stdout), ("stderr", stderr)) if text
+    ]
     return {
         "cell_type": "code",
         "execution_count": None,
@@ -98,20 +104,23 @@ def dumps(notebook: dict) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def canonical(notebook: dict, outputs: dict[int, str] | None = None) -> dict:
-    """The notebook in canonical form; ``outputs`` maps cell numbers to new printed output."""
+def canonical(notebook: dict, outputs: dict[int, tuple[str, str]] | None = None) -> dict:
+    """The notebook in canonical form; ``outputs`` maps cell numbers to new (printed output, warnings)."""
     cells = []
     for number, cell in enumerate(notebook["cells"], start=1):
         source = _text(cell["source"])
         if cell["cell_type"] == "code":
             if outputs is not None and number in outputs:
-                printed = outputs[number]
+                printed, warned = outputs[number]
             else:
-                printed = "".join(
-                    _text(o.get("text", "")) for o in cell.get("outputs", [])
-                    if o.get("output_type") == "stream" and o.get("name") == "stdout"
+                printed, warned = (
+                    "".join(
+                        _text(o.get("text", "")) for o in cell.get("outputs", [])
+                        if o.get("output_type") == "stream" and o.get("name") == name
+                    )
+                    for name in ("stdout", "stderr")
                 )
-            cells.append(code_cell(source, printed))
+            cells.append(code_cell(source, printed, warned))
         else:
             cells.append(markdown_cell(source) | {"cell_type": cell["cell_type"]})
     return new_notebook(cells)

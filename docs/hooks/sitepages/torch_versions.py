@@ -98,11 +98,11 @@ def _block_result(stored: dict | None, block: Block) -> BlockResult:
         return BlockResult("raises", stored["error"], stderr)
     if "stdout" in stored:
         printed = stored["stdout"]
-    elif stored.get("stdout_hash") == digest(block.expected):
-        printed = block.expected
+    elif stored.get("stdout_hash") == digest(block.shown):
+        printed = block.shown
     else:  # it printed what the page showed then, and the page shows something else now
         return BlockResult("unknown")
-    if printed == block.expected and not stderr:
+    if printed == block.shown and not stderr:
         return BlockResult("same")
     return BlockResult("differs", printed, stderr)
 

@@ -41,6 +41,7 @@ def _shape(block: Block) -> dict[str, str]:
         "place among the notebook's cells": f"cell {block.cell}\n" if block.cell is not None else "",
         "code without comments": without_comments(block),
         "expected output": block.output.text if block.output else "(none)\n",
+        "expected warnings": block.warnings.text if block.warnings else "(none)\n",
     }
 
 
