@@ -98,6 +98,7 @@ class BlockRun:
     stdout: str = ""
     stderr: str = ""
     warnings: str = ""  # the warnings it raised, as ``warning_lines`` writes them
+    build_noise_dropped: bool = False  # a warning lost torch's "(Triggered internally at ...)"
     traceback: str | None = None  # from the page's own frames on, pointing at the page's lines
     broken_rules: list[str] = field(default_factory=list)
     environment: str = ""  # where it ran, when not this process (see tests.pagerun.environments)
@@ -271,6 +272,7 @@ def execute(
             except BaseException as error:  # noqa: BLE001 - report anything, even SystemExit
                 run.traceback = _page_traceback(error)
         run.stdout, run.stderr, run.warnings = captured.stdout, captured.stderr, warning_lines(caught)
+        run.build_noise_dropped = any(_BUILD_NOISE.search(str(w.message)) for w in caught)
         if isolated:
             run.broken_rules += _state_left_changed(rng_before)
         if _MEMORY_ADDRESS.search(run.stdout):

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from sitepages import DEFAULT_LANGUAGE, Block, PageFormatError, language_of, parse, silently_skipped, twin
+from sitepages.markdown_page import prose_lines
 from sitepages.rewrite import Produced, rewrite_outputs
 from sitepages.twins import without_comments
 
@@ -56,6 +57,7 @@ def _engine():
     return execute
 
 UPDATE = "--update-outputs"
+BUILD_NOISE = "(Triggered internally at"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -158,6 +160,11 @@ class SourceFile(pytest.File):
                 self.block_runs += _engine().execute([self.blocks[position]], self.session_module)
         return self.block_runs[index]
 
+    @functools.cached_property
+    def says_build_noise_is_dropped(self) -> bool:
+        """Whether the page's prose (outside its fences) names the suffix the engine drops from warnings."""
+        return any(BUILD_NOISE in line for line in prose_lines(self.path))
+
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, PageFormatError):
             return str(excinfo.value)
@@ -184,6 +191,11 @@ class BlockItem(pytest.Item):
             pytest.skip(f"not run: {raised.block.where} raised before it, and the page is one session")
         updating = self.config.getoption(UPDATE)
         messages = run.messages(include_output=not updating)
+        if run.build_noise_dropped and not self.parent.says_build_noise_is_dropped:
+            messages.append(
+                f"{self.block.where}: torch ends this block's warning with {BUILD_NOISE!r}, which the warnings "
+                "block leaves out; say so once in the page's prose (the phrase "
+                f"{BUILD_NOISE!r} outside code), so that a reader comparing with their console knows why")
         if updating and not messages and not run.output_matches:
             self.config.stash[_REWRITES][self.parent] = "to rewrite"
         if messages:

@@ -207,3 +207,16 @@ def parse_page(path: Path, snippets_base: Path = SNIPPETS_BASE) -> list[Block]:
     if pending_skip is not None:
         raise PageFormatError(f"{path}:{pending_skip[0]}", "skip marker with no fence after it")
     return blocks
+
+
+def prose_lines(path: Path) -> list[str]:
+    """The lines of a page outside its fences (a notebook's markdown cells), as written."""
+    path = Path(path)
+    if path.suffix == ".ipynb":
+        from .notebook import read
+
+        return [line for cell in read(path).cells if cell.cell_type == "markdown"
+                for line in "".join(cell.source).splitlines()]
+    lines = path.read_text(encoding="utf-8").splitlines()
+    inside = {n for item in _scan(path, lines) if isinstance(item, _Fence) for n in range(item.line, item.end + 1)}
+    return [line for number, line in enumerate(lines, start=1) if number not in inside]
