@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 
 import pytest
 
@@ -36,6 +37,30 @@ def test_notebook_is_stored_in_canonical_form(notebook):
         )
 
 
+# How Python's console writes a warning: "FILE:LINE: Category: message", then the source line, indented.
+_CONSOLE_WARNING = re.compile(r"^\S.*?:\d+: (?P<category>\w+): (?P<message>.*)$")
+
+
+def as_stored(warned: str) -> str:
+    """Jupyter's stderr warnings as a notebook stores them (tests.pagerun.execute.warning_lines):
+    ``Category: message``, without the file, line, source line or torch's build location."""
+    from tests.pagerun.execute import without_build_noise
+
+    lines = []
+    for line in warned.splitlines():
+        if match := _CONSOLE_WARNING.match(line):
+            lines.append(f"{match['category']}: {without_build_noise(match['message'])}\n")
+        elif not line.startswith(" "):
+            lines.append(line + "\n")  # not a warning's source line: keep it, so that it is reported
+    return "".join(lines)
+
+
+def _console_stderr_as_stored(cell) -> None:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream" and output.get("name") == "stderr":
+            output["text"] = as_stored(output["text"])
+
+
 @pytest.mark.parametrize("notebook", notebooks("en"), ids=page_id)
 def test_lab_runs_the_same_in_jupyter(notebook, tmp_path):
     """A real Jupyter kernel prints the stored outputs and displays nothing else.
@@ -58,6 +83,8 @@ def test_lab_runs_the_same_in_jupyter(notebook, tmp_path):
     finally:
         if kernel.has_kernel:  # gone before the test ends, so nothing it logs on its way out is left over
             kernel.shutdown_kernel(now=True)
+    for cell in executed.cells:
+        _console_stderr_as_stored(cell)
     failures = [
         f"{notebook}, cell {number}: stored {before.outputs}\n  Jupyter {after.outputs}"
         for number, (before, after) in enumerate(zip(stored.cells, executed.cells, strict=True), start=1)

@@ -71,9 +71,13 @@ def _console_filters() -> None:
     warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
 
 
+def without_build_noise(message: str) -> str:
+    return _BUILD_NOISE.sub("", message)
+
+
 def warning_lines(caught: list[warnings.WarningMessage]) -> str:
     """The warnings as the page shows them: ``Category: message``, build noise dropped, one per line."""
-    lines = [f"{w.category.__name__}: {_BUILD_NOISE.sub('', str(w.message))}" for w in caught]
+    lines = [f"{w.category.__name__}: {without_build_noise(str(w.message))}" for w in caught]
     return "".join(line + "\n" for line in lines)
 
 
