@@ -64,8 +64,11 @@ def test_page_notebook_holds_exactly_the_blocks_the_page_runs(page):
     assert code[0] == page_notebooks.version_cell(language_of(page)), f"{page}: the first code cell prints the versions"
     code = code[1:]
     assert ["".join(cell["source"]) for cell in code] == [block.code.rstrip("\n") for block in blocks]
-    printed = ["".join("".join(output["text"]) for output in cell["outputs"]) for cell in code]
-    assert printed == [block.expected for block in blocks]
+    def stream(cell, name):
+        return "".join("".join(output["text"]) for output in cell["outputs"] if output["name"] == name)
+
+    assert [stream(cell, "stdout") for cell in code] == [block.expected for block in blocks]
+    assert [stream(cell, "stderr") for cell in code] == [block.expected_warnings for block in blocks]
 
 
 def _download_link(html_file: Path) -> str | None:
