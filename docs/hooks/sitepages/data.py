@@ -15,7 +15,9 @@ fault, says what was expected and what was found, and is raised as ``error``
 (a ``DataError`` subclass of the caller's choosing).
 
 mkdocs.yml is read here too, without a schema: its tags (``!ENV``,
-``!!python/name:``) read as nothing, as the page model needs none of them.
+``!!python/name:``) read as nothing, as the page model needs none of them. A
+``.json`` file (the version matrix's runs) is read with ``json``, which gives
+no lines: its messages name the file and the value's path in it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -228,7 +231,10 @@ def _label(value: Any, keys: tuple[Key, ...], root: dict) -> str:
                 node.get("id"), str):
             name, path = f"{schema['title']} {node['id']!r}", ""
         else:
-            path += f"[{key}]" if isinstance(key, int) else f".{key}" if path else str(key)
+            if isinstance(key, int) or not re.fullmatch(r"[\w-]+", key):  # pages['a/b.md'], [0]
+                path += f"[{key!r}]"
+            else:
+                path += f".{key}" if path else key
     label = ": ".join(part for part in (name, path) if part)
     return f"{label}: " if label else ""
 
