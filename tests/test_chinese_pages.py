@@ -4,7 +4,7 @@ Each rule below runs on every built Chinese page (text inside code is not
 prose and is left out), and each is proved, at the end of this file, to fail
 on a page that breaks it:
 
-* terms: none of the variants the glossary does not use (docs/search/glossary-variants.yml);
+* terms: none of the variants the glossary does not use (docs/data/glossary-variants.yml);
 * no italics on Chinese text (browsers fake-slant CJK glyphs): bold instead;
 * no space between two Chinese characters, also around a link, bold text, a
   quotation mark or a dash (docs/hooks/chinese_line_breaks.py removes those
@@ -20,19 +20,34 @@ on a page that breaks it:
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
-import yaml
 from bs4 import BeautifulSoup, Comment, NavigableString
 from chinese_line_breaks import WIDE
 
-from sitepages import ROOT, page_id, page_url, sources
+from sitepages import DOCS, page_id, page_url, sources
+from sitepages.data import DataError, load
 
 CHINESE = sources("zh")
-# Variant -> the glossary's term, and the longer words a variant may stand in.
-_GLOSSARY_RULES = yaml.safe_load((ROOT / "docs/search/glossary-variants.yml").read_text(encoding="utf-8"))
-VARIANTS: dict[str, str] = _GLOSSARY_RULES["variants"]
-ALLOWED_AROUND: dict[str, list[str]] = _GLOSSARY_RULES["allowed_in"]
+GLOSSARY_VARIANTS = DOCS / "data" / "glossary-variants.yml"
+
+
+def glossary_rules(path: Path = GLOSSARY_VARIANTS) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Variant -> the glossary's term, and variant -> the longer words it may stand in; the shape checked by
+    glossary-variants.schema.json beside the file, and here that each longer word is a variant's."""
+    data = load(path, GLOSSARY_VARIANTS.with_name("glossary-variants.schema.json"))
+    variants, allowed = data.value["variants"], data.value.get("allowed_in", {})
+    for variant, words in allowed.items():
+        if variant not in variants:
+            raise data.error(("allowed_in", variant), f"allowed_in: {variant!r} is not one of the variants")
+        for k, word in enumerate(words):
+            if variant not in word:
+                raise data.error(("allowed_in", variant, k), f"allowed_in: {word!r} does not hold {variant!r}")
+    return variants, allowed
+
+
+VARIANTS, ALLOWED_AROUND = glossary_rules()
 _BLOCKS = ["p", "li", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "figcaption", "summary", "div"]
 
 
@@ -154,6 +169,18 @@ def test_each_rule_fails_on_a_page_that_breaks_it():
     assert english_interface(soup()) == [
         "Switch to dark mode", "Permanent link", "Copy to Clipboard", "Copied!", "Made with",
     ]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("variants:\n  注销: 移除\nallowed_in:\n  卸下: [卸下来]\n", r"variants.yml:4: allowed_in: '卸下' is not one"),
+    ("variants:\n  注销: 移除\nallowed_in:\n  注销: [注册]\n", r"variants.yml:4: allowed_in: '注册' does not hold"),
+    ("variants:\n  注销: [移除]\n", r"variants.yml:2: variants.注销: expected the glossary's term, a non-empty"),
+], ids=["allowed-in-no-variant", "allowed-word-without-its-variant", "a-term-that-is-a-list"])
+def test_a_broken_variant_list_is_refused_with_its_line(tmp_path, text, message):
+    broken = tmp_path / "glossary-variants.yml"
+    broken.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError, match=message):
+        glossary_rules(broken)
 
 
 def test_a_line_break_ends_a_line_and_a_space_before_it_still_counts():

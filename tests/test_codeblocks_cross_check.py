@@ -4,7 +4,7 @@ pytest-codeblocks is the reference for the markup the pages use: its own
 extractor reads every page, and the blocks this suite executes must be
 exactly the ones it finds, with the same expected outputs. (Its runner is not
 used: it runs each block alone, while a page here is one session; see
-README.) That pytest-codeblocks passes over some fences without a word
+tests/README.md.) That pytest-codeblocks passes over some fences without a word
 (``py``, ``pycon``, ``python title=...``, ``~~~``) is caught when the docs
 plugin collects a page: such a fence is a collection error unless declared
 with ``<!--pytest.mark.skip(reason="...")-->`` (tests/test_docs_plugin.py).

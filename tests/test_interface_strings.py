@@ -27,5 +27,6 @@ def test_a_string_missing_in_a_language_is_refused_with_its_line(tmp_path):
     broken = tmp_path / "interface.yml"
     broken.write_text("page_chrome:\n  copied:\n    en: Copied!\n  permalink_title:\n    en: Permanent link\n"
                       "    zh: 本节链接\n", encoding="utf-8")
-    with pytest.raises(InterfaceStringError, match=r"interface.yml:2: page_chrome.copied has no text in zh"):
+    missing = r"interface.yml:2: page_chrome.copied: missing 'zh'; expected the string in every language"
+    with pytest.raises(InterfaceStringError, match=missing):
         _table(broken)

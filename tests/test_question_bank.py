@@ -108,28 +108,31 @@ def test_a_good_bank_loads():
     [
         (
             lambda t: t.replace("    threads:\n      en: [https://example.org/1]\n", ""),
-            r":6: question 'hook-does-nothing': 'threads'",
+            r":6: question 'hook-does-nothing': missing 'threads'; expected the threads where it was asked",
         ),
-        (lambda t: t.replace("theme: hooks", "theme: hook"), r":6: .*theme 'hook' is not one of \['hooks'\]"),
+        (lambda t: t.replace("theme: hooks", "theme: hook"), r":7: .*theme 'hook' is not one of \['hooks'\]"),
         (
             lambda t: t.replace("    zh: 钩子不起作用\n", ""),
-            r":6: question 'hook-does-nothing': expected one text for each of en, zh; missing zh",
+            r":6: question 'hook-does-nothing': missing 'zh'; expected the question in the reader's words, in Chinese",
         ),
         (
             lambda t: t.replace("answer: intermediate/hooks.md#three-fixes", "answer: nowhere.md#x"),
-            r"answer \(en\) names a page that does not exist: docs/en/nowhere.md",
+            r":10: .*answer \(en\) names a page that does not exist: docs/en/nowhere.md",
         ),
-        (lambda t: t.replace("    answer: intermediate/hooks.md#three-fixes\n", ""), r"needs exactly one of 'answer'"),
+        (
+            lambda t: t.replace("    answer: intermediate/hooks.md#three-fixes\n", ""),
+            r":6: .*needs exactly one of 'answer' .* or 'out_of_scope' .*; it has neither",
+        ),
         (
             lambda t: t + t[t.index("  - id: hook-does") :].replace("example.org/1", "example.org/2"),
-            r":13: question id 'hook-does-nothing' is already used at line 6",
+            r":13: question id 'hook-does-nothing' is already used at docs/data/questions.yml:6$",
         ),
         (
             lambda t: (
                 t
                 + t[t.index("  - id: hook-does") :].replace("id: hook-does-nothing", "id: other").replace("/1]", "/2]")
             ),
-            r":13: question 'other' asks the same as the question at line 6",
+            r":15: question 'other' asks the same \(en: 'My hook does nothing'\) as the question at .*:8$",
         ),
         (
             lambda t: (
@@ -139,15 +142,39 @@ def test_a_good_bank_loads():
                 .replace("My hook does nothing", "Other")
                 .replace("钩子不起作用", "别的")
             ),
-            r":13: .*thread https://example.org/1 is already listed at line 6",
+            r":19: question 'other': thread https://example.org/1 is already listed .* at .*questions.yml:12$",
         ),
         (
             lambda t: t.replace("en: [https://example.org/1]", "en: [example.org/1]"),
-            r"not a thread URL: 'example.org/1'",
+            r":12: .*threads.en\[0\]: expected a thread's URL \(http or https\), got 'example.org/1'$",
         ),
         (
             lambda t: t.replace("    threads:", "    error: grad is None\n    threads:"),
-            r"error must be the message as printed",
+            r":11: .*error: expected the message as printed, starting with its type .*, got 'grad is None'$",
+        ),
+        (
+            lambda t: t.replace("    threads:", "    colour: red\n    threads:"),
+            r":11: question 'hook-does-nothing': unknown key 'colour'; expected id, theme, en, zh, threads, answer",
+        ),
+        (
+            lambda t: t.replace("      en: [", "      fr: ["),
+            r":12: question 'hook-does-nothing': threads: key 'fr': expected a language of the site: en, zh$",
+        ),
+        (
+            lambda t: t.replace("answer: intermediate/hooks.md#three-fixes", "answer: intermediate/hooks.md"),
+            r":10: .*answer: expected 'page.md#anchor' .*, got 'intermediate/hooks.md'$",
+        ),
+        (
+            lambda t: t.replace("answer: intermediate/hooks.md#three-fixes", "out_of_scope: {en: Elsewhere}"),
+            r":10: question 'hook-does-nothing': out_of_scope: missing 'zh'; expected one non-empty text per language",
+        ),
+        (
+            lambda t: t.replace("questions:", "  - id: hooks\n    en: Again\n    zh: 又\nquestions:"),
+            r":5: theme id 'hooks' is already used at docs/data/questions.yml:2$",
+        ),
+        (
+            lambda t: t.replace("questions:", "  - id: empty\n    en: Empty\n    zh: 空\nquestions:"),
+            r":5: theme 'empty' has no question$",
         ),
     ],
 )

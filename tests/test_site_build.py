@@ -7,9 +7,9 @@ from collections import Counter
 from urllib.parse import urljoin
 
 import pytest
-import yaml
 
 from sitepages import ROOT
+from sitepages.data import load
 from tests.browser.harness import built_pages
 from tests.site_build import parsed
 
@@ -99,7 +99,7 @@ def search_index(built_site) -> SearchIndex:
 # Which page comes first is the search engine's business, checked in a real
 # browser by tests/browser/test_search.py; here the index itself is checked: that
 # the separator and jieba's dictionary let each query reach its page.
-QUERIES = yaml.safe_load((ROOT / "docs/search/queries.yml").read_text(encoding="utf-8"))
+QUERIES = load(ROOT / "docs/search/queries.yml", ROOT / "docs/search/queries.schema.json").value
 SEARCHES = ([(query, "en", page) for query, page in QUERIES["both"] + QUERIES["en"]]
             + [(query, "zh", "zh/" + page) for query, page in QUERIES["both"] + QUERIES["zh"]])
 

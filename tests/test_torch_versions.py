@@ -21,8 +21,19 @@ import pytest
 import yaml
 
 from sitepages import ROOT, language_of, page_id, page_url, parse, sources, twin
+from sitepages.data import load
 from sitepages.pins import pinned
-from sitepages.torch_versions import DATA, changes, digest, minor, page_code_hash, page_result, releases
+from sitepages.torch_versions import (
+    DATA,
+    RELEASE_SCHEMA,
+    changes,
+    digest,
+    minor,
+    page_code_hash,
+    page_result,
+    release_files,
+    releases,
+)
 from tests.tools.torch_versions import RELEASES, planned_releases
 
 PIN = pinned("torch").split("+")[0]
@@ -33,7 +44,7 @@ CLAIM = {"en": re.compile(r"runs unchanged on torch (\S+?)(?:–(\S+))?(?: only)
 
 @functools.cache
 def stored_releases() -> dict[str, dict]:
-    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in sorted(DATA.glob("*.json"))}
+    return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in release_files()}
 
 
 @functools.cache
@@ -65,9 +76,14 @@ def runs_unchanged(source, release: str) -> bool:
         block_agrees(entry, block) for entry, block in zip(stored["blocks"], blocks, strict=True))
 
 
+@pytest.mark.parametrize("path", release_files(), ids=lambda path: path.name)
+def test_every_release_file_has_the_shape_its_schema_gives(path):
+    load(path, RELEASE_SCHEMA)  # raises, naming the file, the place in it and what was expected
+
+
 def test_the_data_is_the_release_list():
     listed = planned_releases()
-    stored = sorted(path.stem for path in DATA.glob("*.json"))
+    stored = sorted(path.stem for path in release_files())
     unlisted = set(stored) - set(listed)
     assert not unlisted, f"data for releases not in {RELEASES.relative_to(ROOT)}: {unlisted}"
     for release in stored:

@@ -16,7 +16,7 @@ from tests.browser.harness import AXE, CHROMIUM, CHROMIUM_ARGS, SUBPATH, SiteSer
 from tests.browser.visits import Contexts, Visitor
 
 # A site built already (`mkdocs build --strict --site-dir DIR`): the browser tests
-# use it instead of building one, to iterate on them faster (see README).
+# use it instead of building one, to iterate on them faster (see tests/README.md).
 PREBUILT = os.environ.get("BROWSER_TESTS_SITE")
 
 

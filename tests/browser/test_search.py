@@ -10,9 +10,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 
 from sitepages import LANGUAGES, ROOT, page_url
+from sitepages.data import load
 
 # Typed into the search box as readers do, from docs/search/queries.yml: (language
 # of the page searched from, how the query gets in, query, the page that must come
@@ -21,7 +21,7 @@ from sitepages import LANGUAGES, ROOT, page_url
 # query its own way, not as jieba split the pages at build time, so a page that
 # only shares the term's characters can outrank the page about the term.
 QUERIES = [(q["from"], q["how"], q["query"], q.get("first") and ("/zh" if q["from"] == "zh" else "") + q["first"])
-           for q in yaml.safe_load((ROOT / "docs/search/queries.yml").read_text(encoding="utf-8"))["browser"]]
+           for q in load(ROOT / "docs/search/queries.yml", ROOT / "docs/search/queries.schema.json").value["browser"]]
 
 CHINESE_TERM_RANK = 3  # and for questions
 

@@ -3,7 +3,7 @@
     python -m tests.tools update_figures            # redraw the figures in docs/
     python -m tests.tools cost_page --pages-only    # rewrite the cost page's tables
     python -m tests.tools torch_versions --help     # the torch version matrix
-    python -m tests.tools benchmarks.build_time     # measurements (see README)
+    python -m tests.tools benchmarks.build_time     # measurements (see tests/tools/README.md)
 
 A tool imports the page model (``sitepages``, in docs/hooks/) and the page
 runner (``tests.pagerun``) as the suite does, so it runs in a child

@@ -37,23 +37,22 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
 from sitepages import ROOT, Block, parse, sources
+from sitepages.data import load as load_data
 from sitepages.pins import pinned, requirements
 from sitepages.torch_versions import DATA, digest, page_code_hash, version_key
 from tests.pagerun.fresh import Replay
 
 RELEASES = DATA / "releases.yml"
 # What the child interpreters need besides torch: the page model's packages (tests.pagerun.fresh
-# reads blocks with sitepages).
-PARSER_PACKAGES = ("markdown", "pymdown-extensions", "nbformat", "pyyaml")
+# reads blocks with sitepages, which reads mkdocs.yml with sitepages.data).
+PARSER_PACKAGES = ("markdown", "pymdown-extensions", "nbformat", "pyyaml", "jsonschema")
 PAGE_TIMEOUT = 3600  # seconds for all the pages of one release (each page is stopped after 180 s)
 
 
 def planned_releases() -> list[str]:
-    listed = yaml.safe_load(RELEASES.read_text(encoding="utf-8"))["releases"]
-    return sorted(map(str, listed), key=version_key)
+    listed = load_data(RELEASES, DATA / "releases.schema.json").value["releases"]
+    return sorted(listed, key=version_key)
 
 
 def numpy_for(version: str) -> str:

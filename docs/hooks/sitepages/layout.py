@@ -10,22 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs"
 
 
-class _MkDocsYaml(yaml.SafeLoader):
-    """mkdocs.yml as data: its tags (!ENV, !relative, !!python/...) read as nothing."""
-
-
-_MkDocsYaml.add_multi_constructor("!", lambda loader, suffix, node: None)
-_MkDocsYaml.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
-
-
 def _site_languages() -> tuple[tuple[str, ...], str]:
-    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_MkDocsYaml)
+    from .data import load  # data names files relative to ROOT, defined above
+
+    config = load(ROOT / "mkdocs.yml").value  # its tags (!ENV, !!python/name:...) read as None
     i18n = next(plugin["i18n"] for plugin in config["plugins"] if isinstance(plugin, dict) and "i18n" in plugin)
     languages = tuple(language["locale"] for language in i18n["languages"])
     return languages, next(language["locale"] for language in i18n["languages"] if language.get("default"))

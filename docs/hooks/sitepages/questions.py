@@ -4,7 +4,9 @@ The bank is one YAML file, ``docs/data/questions.yml`` (its header says how to
 add an entry). The "Questions people ask" page of each language is rendered
 from it at build time (``docs/hooks/question_bank.py``) and the suite checks it
 against the site (``tests/test_question_bank.py``). Loading validates every
-entry and says what is wrong where: ``docs/data/questions.yml:LINE: ...``.
+entry, its shape against ``docs/data/questions.schema.json`` and the rules
+between entries here, and says what is wrong where:
+``docs/data/questions.yml:LINE: ...``.
 """
 
 from __future__ import annotations
@@ -13,22 +15,16 @@ import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import yaml
-
-from .layout import DOCS, LANGUAGES, ROOT
+from .data import DataError, parse
+from .layout import DOCS, LANGUAGES
 
 BANK = DOCS / "data" / "questions.yml"
-_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+SCHEMA = DOCS / "data" / "questions.schema.json"
 
 
-class QuestionBankError(ValueError):
-    """The bank breaks one of its rules; the message starts with file:line."""
-
-    def __init__(self, line: int, message: str, path: Path = BANK) -> None:
-        where = path.relative_to(ROOT) if path.is_absolute() and path.is_relative_to(ROOT) else path
-        super().__init__(f"{where}:{line}: {message}")
+class QuestionBankError(DataError):
+    """The bank breaks its schema or one of its rules; the message starts with file:line."""
 
 
 @dataclass(frozen=True)
@@ -68,194 +64,63 @@ class Bank:
         )
 
 
-class _LineLoader(yaml.SafeLoader):
-    """Records the line of every mapping, so that errors can say where an entry is."""
-
-
-def _mapping_with_line(loader: _LineLoader, node: yaml.MappingNode) -> dict:
-    mapping = loader.construct_mapping(node, deep=True)
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_with_line)
-
-
-def _per_language(value, line: int, what: str, path: Path) -> dict[str, str]:
-    """A {en: ..., zh: ...} field: every language, each a non-empty string."""
-    if isinstance(value, str):
-        value = {language: value for language in LANGUAGES}
-    if not isinstance(value, dict):
-        raise QuestionBankError(
-            line, f"{what}: expected a text per language ({', '.join(LANGUAGES)}), got {value!r}", path
-        )
-    found = {key: text for key, text in value.items() if key != "__line__"}
-    missing = [
-        language for language in LANGUAGES if not isinstance(found.get(language), str) or not found[language].strip()
-    ]
-    extra = sorted(set(found) - set(LANGUAGES))
-    if missing or extra:
-        raise QuestionBankError(
-            value.get("__line__", line),
-            f"{what}: expected one text for each of {', '.join(LANGUAGES)}; "
-            + (f"missing {', '.join(missing)}" if missing else f"unknown key(s) {', '.join(extra)}"),
-            path,
-        )
-    return {language: " ".join(found[language].split()) for language in LANGUAGES}
-
-
-def _threads(value, line: int, entry: str, path: Path) -> dict[str, tuple[str, ...]]:
-    if not isinstance(value, dict) or not any(value.get(language) for language in LANGUAGES):
-        raise QuestionBankError(
-            line,
-            f"question {entry!r}: 'threads' must map a language ({', '.join(LANGUAGES)}) "
-            f"to the URLs of the threads where it was asked; got {value!r}",
-            path,
-        )
-    unknown = sorted(set(value) - set(LANGUAGES) - {"__line__"})
-    if unknown:
-        raise QuestionBankError(
-            value["__line__"], f"question {entry!r}: threads in unknown language(s) {unknown}", path
-        )
-    threads = {}
-    for language in LANGUAGES:
-        urls = value.get(language) or []
-        for url in urls:
-            parts = urlsplit(url) if isinstance(url, str) else None
-            if not parts or parts.scheme not in ("http", "https") or not parts.netloc:
-                raise QuestionBankError(value["__line__"], f"question {entry!r}: not a thread URL: {url!r}", path)
-        threads[language] = tuple(urls)
-    return threads
-
-
-def _answer(entry: dict, name: str, path: Path) -> dict[str, str] | None:
-    value = entry.get("answer")
-    if value is None:
-        return None
-    answers = _per_language(value, entry["__line__"], f"question {name!r}: answer", path)
-    for language, target in answers.items():
-        page, _, anchor = target.partition("#")
-        if not page.endswith((".md", ".ipynb")) or not anchor:
-            raise QuestionBankError(
-                entry["__line__"],
-                f"question {name!r}: answer ({language}) must be 'page.md#anchor', got {target!r}",
-                path,
-            )
-        if not (DOCS / language / page).is_file():
-            raise QuestionBankError(
-                entry["__line__"],
-                f"question {name!r}: answer ({language}) names a page that does not exist: docs/{language}/{page}",
-                path,
-            )
-    return answers
-
-
 def parse_bank(text: str, path: Path = BANK) -> Bank:
-    """The bank, validated: unique ids and questions, known themes, an answer or a reason for each."""
-    try:
-        data = yaml.load(text, Loader=_LineLoader)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        raise QuestionBankError(mark.line + 1 if mark else 1, f"not valid YAML: {error}", path) from None
-    if (
-        not isinstance(data, dict)
-        or not isinstance(data.get("themes"), list)
-        or not isinstance(data.get("questions"), list)
-    ):
-        raise QuestionBankError(1, "expected two lists, 'themes' and 'questions'", path)
+    """The bank, validated: its shape by docs/data/questions.schema.json, then the rules between entries
+    (unique ids, questions and threads; known themes, each with a question; an answer page that exists,
+    or a reason it is out of scope)."""
+    data = parse(text, path, SCHEMA, QuestionBankError)
+    seen: dict = {}  # a theme's or question's id, a question's words, a thread -> the keys where it first is
+
+    def once(claim: tuple, keys: tuple, message: str) -> None:
+        if claim in seen:
+            raise data.error(keys, f"{message} at {data.where(*seen[claim])}")
+        seen[claim] = keys
 
     themes = []
-    for entry in data["themes"]:
-        if not isinstance(entry, dict) or not _ID.fullmatch(str(entry.get("id", ""))):
-            raise QuestionBankError(
-                getattr(entry, "get", lambda *_: 1)("__line__", 1),
-                f"a theme needs an id of lower-case words joined by '-', got {entry!r}",
-                path,
-            )
-        themes.append(
-            Theme(
-                entry["id"],
-                _per_language(
-                    {k: v for k, v in entry.items() if k != "id"}, entry["__line__"], f"theme {entry['id']!r}", path
-                ),
-                entry["__line__"],
-            )
-        )
+    for i, entry in enumerate(data.value["themes"]):
+        once(("theme", entry["id"]), ("themes", i, "id"), f"theme id {entry['id']!r} is already used")
+        themes.append(Theme(entry["id"], _texts(entry), data.line("themes", i)))
     theme_ids = [theme.id for theme in themes]
 
     questions: list[Question] = []
-    seen_ids: dict[str, int] = {}
-    seen_text: dict[tuple[str, str], int] = {}
-    seen_urls: dict[str, int] = {}
-    for entry in data["questions"]:
-        if not isinstance(entry, dict):
-            raise QuestionBankError(1, f"a question must be a mapping, got {entry!r}", path)
-        line, name = entry["__line__"], str(entry.get("id", ""))
-        if not _ID.fullmatch(name):
-            raise QuestionBankError(
-                line, f"a question needs an id of lower-case words joined by '-', got {name!r}", path
-            )
-        if name in seen_ids:
-            raise QuestionBankError(line, f"question id {name!r} is already used at line {seen_ids[name]}", path)
-        seen_ids[name] = line
-        unknown = sorted(
-            set(entry) - {"__line__", "id", "theme", "en", "zh", "threads", "answer", "out_of_scope", "error"}
-        )
-        if unknown:
-            raise QuestionBankError(line, f"question {name!r}: unknown field(s) {unknown}", path)
-        if entry.get("theme") not in theme_ids:
-            raise QuestionBankError(
-                line, f"question {name!r}: theme {entry.get('theme')!r} is not one of {theme_ids}", path
-            )
-        text = _per_language(
-            {language: entry.get(language) for language in LANGUAGES}, line, f"question {name!r}", path
-        )
-        for language, question in text.items():
-            key = (language, re.sub(r"\W+", " ", question.casefold()).strip())
-            if key in seen_text:
-                raise QuestionBankError(
-                    line,
-                    f"question {name!r} asks the same as the question at line "
-                    f"{seen_text[key]} ({language}: {question!r})",
-                    path,
-                )
-            seen_text[key] = line
-        threads = _threads(entry.get("threads"), line, name, path)
-        for url in (u for urls in threads.values() for u in urls):
-            if url in seen_urls:
-                raise QuestionBankError(
-                    line,
-                    f"question {name!r}: thread {url} is already listed at line {seen_urls[url]}; "
-                    "a thread belongs to one question",
-                    path,
-                )
-            seen_urls[url] = line
-        answer = _answer(entry, name, path)
-        out_of_scope = entry.get("out_of_scope")
-        if (answer is None) == (out_of_scope is None):
-            raise QuestionBankError(
-                line,
-                f"question {name!r}: needs exactly one of 'answer' (page.md#anchor) "
-                "or 'out_of_scope' (the reason, per language)",
-                path,
-            )
-        if out_of_scope is not None:
-            out_of_scope = _per_language(out_of_scope, line, f"question {name!r}: out_of_scope", path)
-        error = entry.get("error")
-        if error is not None and (
-            not isinstance(error, str) or not re.match(r"[A-Z]\w*(Error|Warning|Exception)\b", error)
-        ):
-            raise QuestionBankError(
-                line,
-                f"question {name!r}: error must be the message as printed, starting with its "
-                f"type ('RuntimeError: ...'), got {error!r}",
-                path,
-            )
-        questions.append(Question(name, entry["theme"], text, threads, answer, out_of_scope, error, line))
-    empty = [theme.id for theme in themes if not any(q.theme == theme.id for q in questions)]
-    if empty:
-        raise QuestionBankError(1, f"theme(s) with no question: {empty}", path)
+    for i, entry in enumerate(data.value["questions"]):
+        at, name = ("questions", i), entry["id"]
+        label = f"question {name!r}"
+        once(("question", name), (*at, "id"), f"question id {name!r} is already used")
+        if entry["theme"] not in theme_ids:
+            raise data.error((*at, "theme"), f"{label}: theme {entry['theme']!r} is not one of {theme_ids}")
+        if (answered := "answer" in entry) == ("out_of_scope" in entry):
+            raise data.error(at, f"{label}: needs exactly one of 'answer' (page.md#anchor) or 'out_of_scope' "
+                                 f"(the reason, per language); it has {'both' if answered else 'neither'}")
+        text = _texts(entry)
+        for language, words in text.items():
+            once(("words", language, re.sub(r"\W+", " ", words.casefold()).strip()), (*at, language),
+                 f"{label} asks the same ({language}: {words!r}) as the question")
+        for language, urls in entry["threads"].items():
+            for k, url in enumerate(urls):
+                once(("thread", url), (*at, "threads", language, k),
+                     f"{label}: thread {url} is already listed (a thread belongs to one question)")
+        answer = None
+        if answered:
+            value = entry["answer"]
+            answer = {language: value for language in LANGUAGES} if isinstance(value, str) else value
+            for language, target in answer.items():
+                if not (DOCS / language / target.partition("#")[0]).is_file():
+                    raise data.error((*at, "answer"), f"{label}: answer ({language}) names a page that "
+                                                      f"does not exist: docs/{language}/{target.partition('#')[0]}")
+        out_of_scope = _texts(entry["out_of_scope"]) if "out_of_scope" in entry else None
+        threads = {language: tuple(entry["threads"].get(language, ())) for language in LANGUAGES}
+        questions.append(Question(name, entry["theme"], text, threads, answer, out_of_scope, entry.get("error"),
+                                  data.line(*at)))
+    for i, theme in enumerate(themes):
+        if not any(question.theme == theme.id for question in questions):
+            raise data.error(("themes", i), f"theme {theme.id!r} has no question")
     return Bank(tuple(themes), tuple(questions))
+
+
+def _texts(entry: dict) -> dict[str, str]:
+    """The entry's text in each language, its line breaks and runs of spaces made one space."""
+    return {language: " ".join(entry[language].split()) for language in LANGUAGES}
 
 
 @functools.cache

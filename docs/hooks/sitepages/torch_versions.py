@@ -25,14 +25,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from . import Block, parse
-from .layout import DOCS, ROOT, twin
+from .data import load
+from .layout import DOCS, LANGUAGES, ROOT, twin
 from .pins import pinned
 from .twins import code_key
 
 DATA = DOCS / "data" / "torch-versions"
+# Each file of DATA is described by a schema beside it: RELEASE.json by release.schema.json (checked by
+# tests/test_torch_versions.py, not by the build: it takes a second), NAME.yml by NAME.schema.json.
+RELEASE_SCHEMA = DATA / "release.schema.json"
 
 
 def digest(text: str) -> str:
@@ -75,11 +77,16 @@ class PageResult:
         return [i for i, block in enumerate(self.blocks) if block.state != "same"]
 
 
+def release_files(data: Path = DATA) -> list[Path]:
+    """The stored runs, one VERSION.json per release (the schemas beside them are not runs)."""
+    return sorted(path for path in data.glob("*.json") if not path.name.endswith(".schema.json"))
+
+
 @functools.cache
 def releases(data: Path = DATA) -> dict[str, dict]:
     """Release -> its stored data, oldest first."""
     found = {}
-    for path in data.glob("*.json"):
+    for path in release_files(data):
         stored = json.loads(path.read_text(encoding="utf-8"))
         if stored.get("requested") != path.stem:
             raise ValueError(f"{path.relative_to(ROOT)}: 'requested' is {stored.get('requested')!r}, "
@@ -189,12 +196,13 @@ class Change:
 
 
 def changes(data: Path = DATA) -> list[Change]:
+    """The changes of ``changes.yml``, checked against ``changes.schema.json`` beside it."""
     path = data / "changes.yml"
     if not path.is_file():
         return []
-    entries = yaml.safe_load(path.read_text(encoding="utf-8"))["changes"]
-    return [Change(entry["id"], str(entry["since"]), entry["page"], entry["code"],
-                   {language: " ".join(entry[language].split()) for language in ("en", "zh")},
+    entries = load(path, DATA / "changes.schema.json").value["changes"]
+    return [Change(entry["id"], entry["since"], entry["page"], entry["code"],
+                   {language: " ".join(entry[language].split()) for language in LANGUAGES},
                    entry.get("troubleshooting")) for entry in entries]
 
 

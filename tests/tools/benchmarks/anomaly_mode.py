@@ -34,7 +34,7 @@ import time
 import torch
 from torch import nn
 
-from tests.tools.benchmarks.common import load_averages
+from tests.tools.benchmarks.common import load_averages, measured_on
 
 MODES = {
     "off": contextlib.nullcontext,
@@ -80,6 +80,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
 
+    print(measured_on())
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"load average at start: {load_averages()}")
     for name, (width, depth, batch) in MODELS.items():

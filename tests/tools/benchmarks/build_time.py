@@ -30,7 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages
+from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages, measured_on
 
 COPY_IGNORE = shutil.ignore_patterns(
     ".git", "node_modules", "site", "test-artifacts", "__pycache__", ".pytest_cache", "*.egg-info", "build",
@@ -111,6 +111,7 @@ def main() -> None:
     parser.add_argument("--page", default="docs/en/leaf-nodes.md", help="the page edited under mkdocs serve")
     args = parser.parse_args()
 
+    print(measured_on())
     print(f"load average at start: {load_averages()}")
     builds = []
     with tempfile.TemporaryDirectory(prefix="build-time-site-") as tmp:

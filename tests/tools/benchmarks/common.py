@@ -5,7 +5,10 @@ Not a test module: pytest collects nothing from tests/tools/ (no test_*.py there
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -16,6 +19,18 @@ from sitepages import ROOT
 from tests import site_build
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def measured_on() -> str:
+    """When and where a measurement is made, printed first by every benchmark: a timing quoted anywhere
+    carries this line with it, or is not quoted."""
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), cpu)
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"measured {now} on {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}")
 
 
 def load_averages() -> str:

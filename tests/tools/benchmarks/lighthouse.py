@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 from tests.browser.harness import CHROMIUM, SiteServer
-from tests.tools.benchmarks.common import ROOT, build_site, gzip_site_server, load_averages
+from tests.tools.benchmarks.common import ROOT, build_site, gzip_site_server, load_averages, measured_on
 
 HERE = Path(__file__).resolve().parent
 LIGHTHOUSE = HERE / "node_modules" / ".bin" / "lighthouse"
@@ -90,6 +90,7 @@ def main() -> int:
         raise SystemExit(f"{LIGHTHOUSE.relative_to(ROOT)} not found: run `npm ci --prefix tests/tools/benchmarks`")
     version = subprocess.run([str(LIGHTHOUSE), "--version"], capture_output=True, text=True).stdout.strip()
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
+    print(measured_on())
     print(f"lighthouse {version}, {chromium}; load average at start: {load_averages()}")
 
     below = 0

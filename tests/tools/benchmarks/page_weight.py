@@ -35,7 +35,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer, source_pages
-from tests.tools.benchmarks.common import build_site, load_averages
+from tests.tools.benchmarks.common import build_site, load_averages, measured_on
 
 BUDGET = {"tutorial": 400_000, "notebook": 600_000}
 EXCLUDED = "search/search_index.json"
@@ -116,6 +116,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, help="an already built site (default: build one)")
     args = parser.parse_args()
+    print(measured_on())
     print(f"load average at start: {load_averages()}")
     with tempfile.TemporaryDirectory(prefix="page-weight-") as tmp:
         site = args.site or Path(tmp) / "site"

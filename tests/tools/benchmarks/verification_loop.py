@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages, wall
+from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages, measured_on, wall
 
 TARGETS = {"mkdocs build --strict": 4, "pytest docs": 6, "pytest (whole suite)": 60}
 
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="rounds of measures (default 3); medians are shown")
     args = parser.parse_args()
 
+    print(measured_on())
     print(f"load average at start: {load_averages()}")
     times: dict[str, list[float]] = {"import torch": [], **{name: [] for name in TARGETS}}
     for round_number in range(1, args.repeats + 1):
