@@ -9,7 +9,6 @@ import pytest
 from bs4 import BeautifulSoup
 from filelock import FileLock
 
-from tests.pagerun import portability
 from tests.site_build import build_site, parsed
 
 
@@ -35,14 +34,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         else:
             continue
         item.add_marker(pytest.mark.xdist_group(group))
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    portability.start(session)  # its servers work while the rest of the suite does
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    portability.finish(session, interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
 
 
 @pytest.fixture(scope="session")

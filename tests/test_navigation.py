@@ -55,28 +55,57 @@ def nav_pages_that_do_not_exist(nav: list, pages: list[str]) -> list[str]:
 
 
 def untranslated_titles(nav: list, translations: dict[str, str], locale: str) -> list[str]:
+    return untranslated([title for title, _ in nav_entries(nav)], translations, locale)
+
+
+def untranslated(titles: list[str], translations: dict[str, str], locale: str) -> list[str]:
     return [
         f"the nav title {title!r} has no {locale} translation: add  {title!r}: <{locale} title>  "
         f"to {WHERE_TRANSLATIONS.format(locale=locale)}"
-        for title, _ in nav_entries(nav) if title and title not in translations
+        for title in titles if title and title not in translations
     ]
 
 
-def _default_pages() -> list[str]:
-    return [str(PurePosixPath(page_id(source)).relative_to(DEFAULT_LANGUAGE)) for source in sources(DEFAULT_LANGUAGE)]
+def titles_above(nav: list, page: str, trail: tuple[str, ...] = ()) -> list[str] | None:
+    """The titles a reader follows to the page (its sections', outermost first, then its own); None if unlisted."""
+    for item in nav:
+        if isinstance(item, str):
+            if item == page:
+                return [*trail]
+            continue
+        [(title, value)] = item.items()
+        if isinstance(value, list):
+            found = titles_above(value, page, (*trail, title))
+            if found is not None:
+                return found
+        elif value == page:
+            return [*trail, title]
+    return None
 
 
-def test_every_page_is_in_the_navigation_and_every_entry_exists(config):
-    pages = _default_pages()
-    problems = missing_from_nav(config.nav, pages) + nav_pages_that_do_not_exist(config.nav, pages)
+DEFAULT_SOURCES = sources(DEFAULT_LANGUAGE)
+
+
+def _in_nav(source) -> str:
+    """docs/en/a/b.md -> a/b.md, as nav in mkdocs.yml names it."""
+    return str(PurePosixPath(page_id(source)).relative_to(DEFAULT_LANGUAGE))
+
+
+@pytest.mark.parametrize("source", DEFAULT_SOURCES, ids=page_id)
+def test_page_is_in_the_navigation_under_translated_titles(config, source):
+    """Per page (``pytest -k PAGE`` selects it): in a menu, and every title on the way to it translated."""
+    page = _in_nav(source)
+    problems = missing_from_nav(config.nav, [page])
+    if not problems:
+        for language in config.plugins["i18n"].config.languages:
+            if not language.default:
+                problems += untranslated(titles_above(config.nav, page), language.nav_translations or {},
+                                         language.locale)
     assert not problems, "\n".join(problems)
 
 
-def test_every_navigation_title_is_translated(config):
-    problems = []
-    for language in config.plugins["i18n"].config.languages:
-        if not language.default:
-            problems += untranslated_titles(config.nav, language.nav_translations or {}, language.locale)
+def test_every_navigation_entry_is_a_page(config):
+    problems = nav_pages_that_do_not_exist(config.nav, [_in_nav(source) for source in DEFAULT_SOURCES])
     assert not problems, "\n".join(problems)
 
 
@@ -93,6 +122,12 @@ def test_a_page_missing_from_nav_is_named_with_what_to_add():
     assert nav_pages_that_do_not_exist(NAV, ["index.md", "leaf-nodes.md"]) == [
         "nav in mkdocs.yml lists 'new.md' (New page), which is not a page of docs/en/"
     ]
+
+
+def test_the_titles_above_a_page_are_its_sections_and_its_own():
+    assert titles_above(NAV, "new.md") == ["Basics", "New page"]
+    assert titles_above(NAV + ["bare.md"], "bare.md") == []
+    assert titles_above(NAV, "forgotten.md") is None
 
 
 def test_a_title_without_translation_is_named_with_where_to_add_it():

@@ -33,7 +33,7 @@ SOURCES = sources()
 def replays(request) -> dict[tuple[str, str], list]:
     """(environment name, source) -> its BlockRuns, for the selected items, from the replays this run
     started as it began (tests/pagerun/portability.py)."""
-    return portability.results(request.session.items)
+    return portability.results(request.session)
 
 
 @pytest.mark.parametrize("environment", PORTABILITY, ids=lambda environment: environment.name)

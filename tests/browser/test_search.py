@@ -53,7 +53,9 @@ def search_pages(new_context, server):
     assert not new_context.blocked(context), f"requests leaving 127.0.0.1: {new_context.blocked(context)}"
 
 
-@pytest.mark.parametrize("language, how, query, expected", QUERIES, ids=[f"{q[0]}-{q[2][:24]}" for q in QUERIES])
+# Each id names the page that must come first, so that ``pytest -k PAGE`` selects the searches for it.
+@pytest.mark.parametrize("language, how, query, expected", QUERIES,
+                         ids=[f"{q[0]}-{q[2][:24]}-{q[3] or 'any page'}" for q in QUERIES])
 def test_search_finds_the_right_page(search_pages, server, language, how, query, expected):
     page = search_pages[language]
     box = page.locator(INPUT)

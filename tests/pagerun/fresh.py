@@ -214,6 +214,17 @@ def _describe(status: int) -> str:
     return f"exited with status {os.waitstatus_to_exitcode(status)} before reporting"
 
 
+@contextlib.contextmanager
+def _stopping_pages_on_exit(running: dict) -> Iterator:
+    """A server cut short (SIGINT from the suite, or Ctrl-C) takes its pages' interpreters, in their own
+    process groups, with it."""
+    try:
+        yield
+    finally:
+        for pid in running:
+            _kill_group(pid)
+
+
 PRELOADED = ("torch", "torch._dynamo")
 
 
@@ -236,6 +247,7 @@ def _preload() -> str:
 
 
 def serve() -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # the suite stops it so, even if started ignoring it
     prelude = _preload()
     jobs_file, results_file, parallel = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
     jobs = {name: [_decode(block) for block in blocks]
@@ -243,7 +255,7 @@ def serve() -> None:
     results: dict[str, dict] = {}
     running: dict[int, tuple[str, Path, float]] = {}
     timed_out: set[int] = set()
-    with tempfile.TemporaryDirectory(prefix="fresh-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="fresh-") as tmp, _stopping_pages_on_exit(running):
         pending = list(enumerate(jobs.items()))
         while pending or running:
             while pending and len(running) < parallel:

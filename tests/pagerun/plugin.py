@@ -28,6 +28,12 @@ pyproject.toml), so it works for paths given on the command line as well as
 for plain ``pytest``, whose testpaths include docs/. It collects the ``.md``
 and ``.ipynb`` files under the folders the ini setting ``docs_sources`` names
 (docs/en and docs/zh), and runs them from the rootdir.
+
+It also wires the run: once collection is done, it starts the portability
+pass's fresh-interpreter replays, if tests will run and a portability test is
+selected, and when the run ends, however it ends, it stops them and removes
+their folder (tests/pagerun/portability.py). Collecting alone (``pytest
+--collect-only``, as IDEs do) starts nothing and writes nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from sitepages import DEFAULT_LANGUAGE, Block, PageFormatError, language_of, par
 from sitepages.markdown_page import prose_lines
 from sitepages.rewrite import Produced, rewrite_outputs
 from sitepages.twins import without_comments
+from tests.pagerun import portability
 
 if TYPE_CHECKING:
     from tests.pagerun.execute import BlockRun
@@ -210,8 +217,32 @@ class BlockItem(pytest.Item):
         return self.path, (self.block.line or 1) - 1, f"{self.block.where}"
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """With --update-outputs: write the new outputs of every page whose blocks all ran cleanly."""
+# ---------------------------------------------------------------- the run: the portability pass's servers
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """pytest-xdist's controller names the run's portability folder for its workers (and removes it at the end)."""
+    node.workerinput[portability.WORKER_INPUT] = str(portability.run_folder(node.config))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the portability pass's replays now, so that they work while the rest of the suite does: only
+    if tests will run (not under --collect-only) and a portability test is selected (tests/pagerun/portability.py)."""
+    portability.start(session)
+
+
+@pytest.hookimpl(trylast=True)  # under pytest-xdist, after its controller has stopped the workers
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """However the run ends: stop or await the replays this process started; remove the run's folder.
+    With --update-outputs, first write the new outputs of every page whose blocks all ran cleanly."""
+    try:
+        _rewrite_outputs(session)
+    finally:
+        portability.finish(session, exitstatus)
+
+
+def _rewrite_outputs(session: pytest.Session) -> None:
     if not session.config.getoption(UPDATE):
         return
     reports = session.config.stash[_REWRITES]

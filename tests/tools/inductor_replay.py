@@ -16,6 +16,7 @@ runs them. Exit status 1 if any block printed something else.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 from pathlib import Path
@@ -29,7 +30,9 @@ INDUCTOR = 'lookup_backend("inductor")'
 
 
 def main() -> int:
-    page = Path(sys.argv[1]) if len(sys.argv) > 1 else PAGE
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("page", nargs="?", type=Path, default=PAGE, help=f"the page to replay (default: {PAGE})")
+    page = parser.parse_args().page
     blocks = [block for block in parse(page) if block.executed]
     if not any(AOT_EAGER in block.code for block in blocks):
         print(f"{page} never looks up aot_eager: nothing to replay under inductor")

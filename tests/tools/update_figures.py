@@ -11,6 +11,7 @@ renderer or the page code a figure is drawn from, and commit the result.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import pkgutil
@@ -74,6 +75,7 @@ def write(figures: dict[str, str], root: Path = ROOT) -> list[str]:
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # --help; takes no options
     for name, render in renderers().items():
         figures = rendered(render)
         changed = write(figures)
