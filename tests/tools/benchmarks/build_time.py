@@ -2,7 +2,7 @@
 
 One command, from the repository root:
 
-    python tests/tools/benchmarks/build_time.py
+    python -m tests.tools benchmarks.build_time
 
 1. `mkdocs build --strict` of both languages into a temporary folder: the
    median of 3 builds (target: under 10 s on 2 cores).

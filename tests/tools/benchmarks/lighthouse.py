@@ -3,7 +3,7 @@
 One command, from the repository root (the first line once, to install Lighthouse):
 
     npm ci --prefix tests/tools/benchmarks --no-audit --no-fund
-    python tests/tools/benchmarks/lighthouse.py
+    python -m tests.tools benchmarks.lighthouse
 
 Lighthouse is pinned in tests/tools/benchmarks/package-lock.json (12.8.x: Lighthouse
 13 needs Node.js 22.19 or newer, Debian's is 20) and installed into the

@@ -2,7 +2,7 @@
 
 One command, from the repository root:
 
-    python tests/tools/benchmarks/page_weight.py
+    python -m tests.tools benchmarks.page_weight
 
 It builds the site (`mkdocs build --strict`, into a temporary folder), serves
 it on 127.0.0.1 with the browser tests' server, and loads every page of both

@@ -2,7 +2,7 @@
 
 Each module in this package renders some figures and exposes
 ``render() -> dict[str, str]``: repository-relative path -> SVG text, for both
-languages. ``python tests/tools/update_figures.py`` writes them all;
+languages. ``python -m tests.tools update_figures`` writes them all;
 tests/test_figures.py fails when a committed figure differs from what
 ``render()`` returns now.
 """
