@@ -236,7 +236,8 @@ def test_merge_replaces_the_pages_a_run_holds_and_nothing_else(tmp_path):
     data = _data_copy(tmp_path)
     release = planned_releases()[0]
     before = json.loads((data / f"{release}.json").read_text(encoding="utf-8"))
-    entry = {"code": "0" * 16, "not_run": "a test's entry"}
+    code = page_code_hash([block for block in parse(ROOT / "docs/en/leaf-nodes.md") if block.executed])
+    entry = {"code": code, "not_run": "a test's entry"}
     result = _result(tmp_path / "results", release, {"leaf-nodes.md": entry}, torch=f"{release}+test", made="today")
     report = merge([result.parent], data)
     after = json.loads((data / f"{release}.json").read_text(encoding="utf-8"))
@@ -244,8 +245,11 @@ def test_merge_replaces_the_pages_a_run_holds_and_nothing_else(tmp_path):
     assert {**after["pages"], "leaf-nodes.md": None} == {**before["pages"], "leaf-nodes.md": None}
     assert after["python"] == before["python"] and report == [
         f"torch {release}: 1 page(s) from {result} ({release}+test)"]
-    # A run with nothing stale changes nothing.
+    # A run with nothing stale changes nothing; nor does a run of code the page no longer has (an old result).
     merge([_result(tmp_path / "empty", release, {})], data)
+    assert json.loads((data / f"{release}.json").read_text(encoding="utf-8")) == after
+    old = _result(tmp_path / "old", release, {"leaf-nodes.md": {**entry, "code": "0" * 16}}, torch="old")
+    assert merge([old], data) == [f"torch {release}: kept the data of leaf-nodes.md: {old} ran older code"]
     assert json.loads((data / f"{release}.json").read_text(encoding="utf-8")) == after
 
 

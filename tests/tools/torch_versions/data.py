@@ -115,11 +115,18 @@ def _read_result(file: Path, planned: list[str]) -> dict:
     return result
 
 
+def _code_now(name: str) -> str:
+    """The hash of what docs/en/NAME runs now."""
+    return page_code_hash([block for block in parse(Path("docs/en") / name) if block.executed])
+
+
 def merge(paths: list[Path], folder: Path = DATA) -> list[str]:
     """Put the results of runs (files, or folders of RELEASE.json) into ``folder``; what it did, line by line.
 
     Each page a run holds replaces that page's entry in the release's data, and
-    the run's torch, Python and numpy versions and date become the release's.
+    the run's torch, Python and numpy versions and date become the release's,
+    unless the run is of code the page no longer has while the data is of the
+    code it has (a result file left from an earlier run).
     The data is also made to match releases.yml and the pages: a release no
     longer listed (replaced by a newer patch) and a page that no longer exists
     lose their data.
@@ -137,10 +144,17 @@ def merge(paths: list[Path], folder: Path = DATA) -> list[str]:
             report.append(f"torch {release}: nothing was stale, nothing to merge ({file})")
             continue
         data = load(release, folder)
-        data.update({key: result[key] for key in RUN_FIELDS if key in result})
-        data["pages"].update(result["pages"])
-        save(data, folder)
-        report.append(f"torch {release}: {len(result['pages'])} page(s) from {file} ({result['torch']})")
+        # A run of code the page no longer has does not replace data of the code it has (an old result file).
+        older = [name for name, entry in result["pages"].items()
+                 if entry["code"] != _code_now(name) == data["pages"].get(name, {}).get("code")]
+        if older:
+            report.append(f"torch {release}: kept the data of {', '.join(older)}: {file} ran older code")
+        merged = {name: entry for name, entry in result["pages"].items() if name not in older}
+        if merged:
+            data.update({key: result[key] for key in RUN_FIELDS if key in result})
+            data["pages"].update(merged)
+            save(data, folder)
+            report.append(f"torch {release}: {len(merged)} page(s) from {file} ({result['torch']})")
     for path in sorted(folder.glob("*.json")):
         if path.stem not in planned:
             path.unlink()
