@@ -1,18 +1,21 @@
 """The version matrix (docs/data/torch-versions/) and what the site says about other torch releases agree.
 
-The data is made by ``python -m tests.tools torch_versions refresh`` (never in
-CI). Here it is read directly, without sitepages.torch_versions' logic, and
-checked against the built pages: a release is claimed for a page only if the
-data holds a run of the page's current code there in which every block printed
-what the page shows; a block has a note exactly when some release with current
-data did something else; stale data is shown as "not yet checked".
+The data is made by ``python -m tests.tools torch_versions run`` and ``merge`` (never
+in CI's test job; the weekly workflow runs them, one job per release). Here it is
+read directly, without sitepages.torch_versions' logic, and checked against the
+built pages: a release is claimed for a page only if the data holds a run of the
+page's current code there in which every block printed what the page shows; a
+block has a note exactly when some release with current data did something else;
+stale data is shown as "not yet checked".
 """
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +37,7 @@ from sitepages.torch_versions import (
     release_files,
     releases,
 )
-from tests.tools.torch_versions import RELEASES, planned_releases
+from tests.tools.torch_versions.data import RELEASES, is_current, merge, planned_releases
 
 PIN = pinned("torch").split("+")[0]
 WITH_CODE = [source for source in sources() if any(block.executed for block in parse(source))]
@@ -148,21 +151,185 @@ def test_stale_data_is_not_yet_checked(tmp_path):
     assert states == {"current": "same", "code-changed": "not checked", "output-changed": "not checked"}
 
 
-def test_the_scheduled_refresh_runs_the_tool_and_opens_a_pull_request():
-    workflow = yaml.safe_load((ROOT / ".github/workflows/torch-versions.yml").read_text(encoding="utf-8"))
+WORKFLOW = ROOT / ".github/workflows/torch-versions.yml"
+
+
+def _job_needs(job: dict) -> list[str]:
+    needs = job.get("needs", [])
+    return [needs] if isinstance(needs, str) else needs
+
+
+def _step(job: dict, name: str, test) -> dict:
+    found = [step for step in job["steps"] if test(step)]
+    assert len(found) == 1, f"{WORKFLOW.relative_to(ROOT)}: expected one step that {name}, found {len(found)}"
+    return found[0]
+
+
+def test_the_weekly_refresh_runs_one_job_per_release_and_merges_them_with_the_tool():
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     assert workflow[True]["schedule"] and "workflow_dispatch" in workflow[True]  # YAML 1.1 reads `on:` as True
-    steps = workflow["jobs"]["refresh"]["steps"]
-    runs = [step["run"] for step in steps if "run" in step]
-    assert any("torch_versions discover --write" in run for run in runs)
-    refresh = next(run for run in runs if "torch_versions refresh" in run)
-    assert "--index-url https://download.pytorch.org/whl/cpu" in refresh, "the refresh must use the CPU wheels"
-    pull_request = next(step for step in steps if step.get("uses", "").startswith("peter-evans/create-pull-request"))
+    jobs = workflow["jobs"]
+
+    # The matrix: one job per release, the list printed by a first job from releases.yml (after discover).
+    matrix_jobs = [name for name, job in jobs.items() if "matrix" in job.get("strategy", {})]
+    assert len(matrix_jobs) == 1, f"one matrix job expected, found {matrix_jobs}"
+    run_job = jobs[matrix_jobs[0]]
+    assert run_job["strategy"]["fail-fast"] is False, "one release failing must not cancel the others"
+    source = re.fullmatch(r"\$\{\{ fromJSON\(needs\.([\w-]+)\.outputs\.([\w-]+)\) \}\}",
+                          str(run_job["strategy"]["matrix"].get("release")))
+    assert source, "the matrix must be another job's output (fromJSON(needs.JOB.outputs.NAME)), not a list"
+    assert source[1] in _job_needs(run_job)
+    lister = jobs[source[1]]
+    step_id = re.fullmatch(r"\$\{\{ steps\.([\w-]+)\.outputs\.([\w-]+) \}\}", lister["outputs"][source[2]])
+    listing = _step(lister, f"has the id {step_id[1]}", lambda step: step.get("id") == step_id[1])["run"]
+    assert "torch_versions releases --json" in listing and f"{step_id[2]}=" in listing and "GITHUB_OUTPUT" in listing
+    lister_runs = [step.get("run", "") for step in lister["steps"]]
+    discover = [i for i, run in enumerate(lister_runs) if "torch_versions discover --write" in run]
+    assert discover and discover[0] < lister_runs.index(listing), "new releases are added before the list is made"
+    printed = subprocess.run([sys.executable, "-m", "tests.tools", "torch_versions", "releases", "--json"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout) == planned_releases() == [
+        str(release) for release in yaml.safe_load(RELEASES.read_text(encoding="utf-8"))["releases"]]
+
+    # Each release's job runs the tool's `run` for its release and uploads what it wrote.
+    run_step = _step(run_job, "runs `torch_versions run`", lambda step: "torch_versions run " in step.get("run", ""))
+    command = run_step["run"]
+    release = "${{ matrix.release }}"
+    assert f"--release {release}" in command or (
+        '--release "$RELEASE"' in command and run_step.get("env", {}).get("RELEASE") == release)
+    assert "--index-url https://download.pytorch.org/whl/cpu" in command, "the run must use the CPU wheels"
+    out = re.search(r"--out (\S+)", command)[1]
+    upload = _step(run_job, "uploads an artifact",
+                   lambda step: step.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["path"] == f"{out}/{release}.json" and release in upload["with"]["name"]
+
+    # One job, after them, downloads every release's results and merges them with the tool's own `merge`.
+    merge_job = next(job for job in jobs.values() if matrix_jobs[0] in _job_needs(job))
+    download = _step(merge_job, "downloads the releases' results",
+                     lambda step: step.get("uses", "").startswith("actions/download-artifact")
+                     and "pattern" in step.get("with", {}))
+    uploaded = upload["with"]["name"].replace(release, planned_releases()[0])
+    assert fnmatch.fnmatchcase(uploaded, download["with"]["pattern"]) and download["with"]["merge-multiple"] is True
+    results = download["with"]["path"]
+    assert not results.startswith("docs/"), "the results reach docs/data/torch-versions only through the merge"
+    merge_runs = [step["run"] for step in merge_job["steps"] if "run" in step]
+    merging = [run for run in merge_runs if "torch_versions merge" in run]
+    assert merging == [f"python -m tests.tools torch_versions merge {results}"], \
+        f"the merge job must merge what it downloaded with the tool's own `merge`; its commands: {merge_runs}"
+    assert not [run for run in merge_runs if re.search(r"\b(cp|mv|rsync|jq|sed)\b", run)], \
+        "the data must be merged by the tool, not copied in by the workflow"
+    pull_request = _step(merge_job, "opens a pull request",
+                         lambda step: step.get("uses", "").startswith("peter-evans/create-pull-request"))
     assert pull_request["with"]["add-paths"] == "docs/data/torch-versions"
-    # The refresh step itself, as a dry run: what it would install and run, for the oldest release.
-    command = refresh.split() + ["--dry-run", "--force", "--versions", planned_releases()[0]]
-    result = subprocess.run([sys.executable, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    steps = merge_job["steps"]
+    assert steps.index(download) < steps.index(next(s for s in steps if s.get("run") == merging[0])) \
+        < steps.index(pull_request)
+
+    # The run step itself, as a dry run: what it would install and run, for the oldest release.
+    oldest = planned_releases()[0]
+    command = command.replace(release, oldest).replace('"$RELEASE"', oldest)
+    result = subprocess.run([sys.executable, *command.split()[1:], "--dry-run", "--force"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert f"torch=={planned_releases()[0]}" in result.stdout and "download.pytorch.org/whl/cpu" in result.stdout
+    assert f"torch=={oldest}" in result.stdout and "download.pytorch.org/whl/cpu" in result.stdout
+
+
+def _data_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    shutil.copytree(DATA, folder)
+    return folder
+
+
+def _result(folder: Path, release: str, pages: dict, **fields) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{release}.json"
+    path.write_text(json.dumps({"requested": release, "pages": pages, **fields}), encoding="utf-8")
+    return path
+
+
+def test_merge_replaces_the_pages_a_run_holds_and_nothing_else(tmp_path):
+    data = _data_copy(tmp_path)
+    release = planned_releases()[0]
+    before = json.loads((data / f"{release}.json").read_text(encoding="utf-8"))
+    code = page_code_hash([block for block in parse(ROOT / "docs/en/leaf-nodes.md") if block.executed])
+    entry = {"code": code, "not_run": "a test's entry"}
+    result = _result(tmp_path / "results", release, {"leaf-nodes.md": entry}, torch=f"{release}+test", made="today")
+    report = merge([result.parent], data)
+    after = json.loads((data / f"{release}.json").read_text(encoding="utf-8"))
+    assert after["pages"]["leaf-nodes.md"] == entry and (after["torch"], after["made"]) == (f"{release}+test", "today")
+    assert {**after["pages"], "leaf-nodes.md": None} == {**before["pages"], "leaf-nodes.md": None}
+    assert after["python"] == before["python"] and report == [
+        f"torch {release}: 1 page(s) from {result} ({release}+test)"]
+    # A run with nothing stale changes nothing; nor does a run of code the page no longer has (an old result).
+    merge([_result(tmp_path / "empty", release, {})], data)
+    assert json.loads((data / f"{release}.json").read_text(encoding="utf-8")) == after
+    old = _result(tmp_path / "old", release, {"leaf-nodes.md": {**entry, "code": "0" * 16}}, torch="old")
+    assert merge([old], data) == [f"torch {release}: kept the data of leaf-nodes.md: {old} ran older code"]
+    assert json.loads((data / f"{release}.json").read_text(encoding="utf-8")) == after
+
+
+def test_merge_makes_the_data_match_the_release_list(tmp_path):
+    data = _data_copy(tmp_path)
+    (data / "1.13.1.json").write_text(json.dumps({"requested": "1.13.1", "pages": {}}), encoding="utf-8")
+    release = planned_releases()[-1]
+    stored = json.loads((data / f"{release}.json").read_text(encoding="utf-8"))
+    stored["pages"]["no-such-page.md"] = {"code": "0" * 16, "not_run": "gone"}
+    (data / f"{release}.json").write_text(json.dumps(stored), encoding="utf-8")
+    report = merge([_result(tmp_path / "results", release, {})], data)
+    assert not (data / "1.13.1.json").exists()
+    assert "no-such-page.md" not in json.loads((data / f"{release}.json").read_text(encoding="utf-8"))["pages"]
+    assert "1.13.1.json: removed, torch 1.13.1 is no longer in releases.yml" in report
+    schemas = sorted(path.name for path in DATA.glob("*.schema.json"))
+    assert schemas and sorted(path.name for path in data.glob("*.schema.json")) == schemas, "the schemas stay"
+
+
+@pytest.mark.parametrize("case", ["unlisted release", "misnamed", "unknown page", "no torch", "no blocks", "twice",
+                                  "not JSON", "nothing"])
+def test_merge_refuses_a_bad_result_saying_what_is_wrong(tmp_path, case):
+    data = _data_copy(tmp_path)
+    release = planned_releases()[0]
+    ok = {"code": "0" * 16, "not_run": "x"}
+    results = tmp_path / "results"
+    wrong = {
+        "unlisted release": (lambda: _result(results, "1.13.1", {}), "torch 1.13.1 is not in"),
+        "misnamed": (lambda: (results / "x.json", _result(results, release, {}).rename(results / "x.json"))[0],
+                     f"so it must be named {release}.json"),
+        "unknown page": (lambda: _result(results, release, {"nope.md": ok}, torch=release), "no page docs/en/nope.md"),
+        "no torch": (lambda: _result(results, release, {"leaf-nodes.md": ok}), "which torch ran them"),
+        "no blocks": (lambda: _result(results, release, {"leaf-nodes.md": {"code": "0"}}, torch=release),
+                      "pages['leaf-nodes.md']: expected the page's code hash"),
+        "twice": (lambda: [_result(results / "a", release, {}), _result(results / "b", release, {})][0],
+                  "a second result for torch"),
+        "not JSON": (lambda: (results.mkdir(), (results / f"{release}.json").write_text("{"),
+                              results / f"{release}.json")[-1], "not a JSON file"),
+        "nothing": (lambda: results.mkdir(), "no RELEASE.json to merge"),
+    }
+    make, message = wrong[case]
+    made = make()
+    paths = [results / "a", results / "b"] if case == "twice" else [made if isinstance(made, Path) else results]
+    before = {path.name: path.read_bytes() for path in data.iterdir()}
+    with pytest.raises(SystemExit, match=re.escape(message)) as refused:
+        merge(paths, data)
+    assert str(paths[0]) in str(refused.value) or case == "twice"
+    assert {path.name: path.read_bytes() for path in data.iterdir()} == before, "a refused merge changes nothing"
+
+
+def test_a_release_run_and_merged_as_the_workflow_does(tmp_path):
+    """`run` for the pinned release (this interpreter, no download) on one page, then `merge`."""
+    page = "docs/en/leaf-nodes.md"
+    result = subprocess.run([sys.executable, "-m", "tests.tools", "torch_versions", "run", "--release", PIN,
+                             "--pages", page, "--force", "--out", str(tmp_path / "results")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = json.loads((tmp_path / "results" / f"{PIN}.json").read_text(encoding="utf-8"))
+    assert list(written["pages"]) == ["leaf-nodes.md"] and written["torch"].split("+")[0] == PIN
+    data = _data_copy(tmp_path)
+    merge([tmp_path / "results"], data)
+    merged = json.loads((data / f"{PIN}.json").read_text(encoding="utf-8"))["pages"]["leaf-nodes.md"]
+    blocks = [block for block in parse(ROOT / page) if block.executed]
+    assert is_current(merged, blocks) and all(set(entry) == {"line", "stdout_hash"} for entry in merged["blocks"]), \
+        merged
 
 
 def _block_run(release: str, change) -> dict | None:
