@@ -27,10 +27,9 @@ from bs4 import BeautifulSoup, SoupStrainer
 
 from sitepages import LANGUAGES, ROOT, language_of, page_id, page_url, sources, twin
 from sitepages.pins import pinned
-from tests.site_build import REPO_URL, SITE_URL, build_site, parsed
+from tests.site_build import REPO_URL, SITE_URL, SUBPATH, build_site, parsed
 
 SOURCES = sources()
-SUBPATH = urlsplit(SITE_URL).path
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=page_id)

@@ -10,8 +10,7 @@ import pytest
 import yaml
 
 from sitepages import ROOT
-from tests.browser.harness import built_pages
-from tests.site_build import parsed
+from tests.site_build import built_pages, parsed
 
 # built_site, the one strict build of the session, lives in conftest.py.
 

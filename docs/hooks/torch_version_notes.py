@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mkdocs.utils.meta import get_data
 
-from sitepages import ROOT, language_of, parse, parse_page, twin
+from sitepages import DEFAULT_LANGUAGE, ROOT, language_of, parse, parse_page, twin
 from sitepages.strings import strings
 from sitepages.torch_versions import backed, changes, page_results, releases, version_span
 
@@ -35,7 +35,7 @@ def block_notes(source: Path, language: str) -> dict[int, list[str]]:
     words = strings("torch_versions", language)
     results = [result for result in page_results(source) if result.state in ("same", "differs")]
     notes = {}
-    blocks = [block for block in parse_page(ROOT / twin(source, "en")) if block.executed]
+    blocks = [block for block in parse_page(ROOT / twin(source, DEFAULT_LANGUAGE)) if block.executed]
     for index in range(len(blocks)):
         groups: dict[tuple[str, str, str], list[str]] = {}
         for result in results:
@@ -123,7 +123,7 @@ def _differences(source, results, language, title, target) -> list[str]:
     anchor = "page-" + Path(source).relative_to(Path("docs", language)).with_suffix("").as_posix().replace("/", "-")
     lines = [f"### [{title}]({target}) {{ #{anchor} }}", ""]
     groups: dict[tuple, list[str]] = {}
-    blocks = [block for block in _parsed(twin(source, "en")) if block.executed]
+    blocks = [block for block in _parsed(twin(source, DEFAULT_LANGUAGE)) if block.executed]
     for result in results:
         if result.state == "differs":
             where = words["comma"].join(words["cell"].format(n=blocks[i].cell) if blocks[i].line is None

@@ -199,7 +199,7 @@ def parse_bank(text: str, path: Path = BANK) -> Bank:
             raise QuestionBankError(line, f"question id {name!r} is already used at line {seen_ids[name]}", path)
         seen_ids[name] = line
         unknown = sorted(
-            set(entry) - {"__line__", "id", "theme", "en", "zh", "threads", "answer", "out_of_scope", "error"}
+            set(entry) - {"__line__", "id", "theme", *LANGUAGES, "threads", "answer", "out_of_scope", "error"}
         )
         if unknown:
             raise QuestionBankError(line, f"question {name!r}: unknown field(s) {unknown}", path)

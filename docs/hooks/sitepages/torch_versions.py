@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from . import Block, parse
-from .layout import DOCS, ROOT, twin
+from .layout import DEFAULT_LANGUAGE, DOCS, LANGUAGES, ROOT, twin
 from .pins import pinned
 from .twins import code_key
 
@@ -122,11 +122,11 @@ def _code_of(path: Path, modified: int) -> tuple[list[Block], str]:
 
 def page_result(source: Path, version: str, data: Path = DATA) -> PageResult:
     """What the page's code (of either language) does on that release, as far as the data knows."""
-    english = twin(source, "en")
+    english = twin(source, DEFAULT_LANGUAGE)
     blocks, code = _code(english)
     stored_release = releases(data)[version]
     full = stored_release.get("torch", version)
-    stored = stored_release["pages"].get(english.relative_to("docs/en").as_posix())
+    stored = stored_release["pages"].get(english.relative_to(Path("docs", DEFAULT_LANGUAGE)).as_posix())
     if stored is None or stored["code"] != code:
         return PageResult(version, full, "not checked")
     if "not_run" in stored:
@@ -194,14 +194,14 @@ def changes(data: Path = DATA) -> list[Change]:
         return []
     entries = yaml.safe_load(path.read_text(encoding="utf-8"))["changes"]
     return [Change(entry["id"], str(entry["since"]), entry["page"], entry["code"],
-                   {language: " ".join(entry[language].split()) for language in ("en", "zh")},
+                   {language: " ".join(entry[language].split()) for language in LANGUAGES},
                    entry.get("troubleshooting")) for entry in entries]
 
 
 def backed(change: Change, data: Path = DATA) -> bool:
     """Whether the current data shows the change: its block ran, on the release before ``since`` and on
     ``since``, with the page's current code, and did something different on the two."""
-    source = Path("docs/en") / change.page
+    source = Path("docs", DEFAULT_LANGUAGE) / change.page
     blocks, _ = _code(source)
     index = change.block_index(blocks)
     if index is None:

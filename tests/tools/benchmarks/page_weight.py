@@ -34,7 +34,8 @@ import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer, source_pages
+from sitepages import page_url, sources
+from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer
 from tests.tools.benchmarks.common import build_site, load_averages
 
 BUDGET = {"tutorial": 400_000, "notebook": 600_000}
@@ -73,7 +74,7 @@ def measure(site: Path) -> tuple[list[dict], int]:
     gzipped: dict[Path, int] = {}
     with SiteServer(site) as server, sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for path in source_pages():
+        for path in sorted(page_url(source) for source in sources()):
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             finished = []
             context.on("requestfinished", finished.append)
