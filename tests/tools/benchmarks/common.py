@@ -6,9 +6,7 @@ Not a test module: pytest collects nothing from tests/tools/ (no test_*.py there
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -28,11 +26,6 @@ def wall(command: list[str], **kwargs) -> float:
     start = time.perf_counter()
     subprocess.run(command, check=True, cwd=kwargs.pop("cwd", ROOT), env=kwargs.pop("env", ENV), **kwargs)
     return time.perf_counter() - start
-
-
-def import_torch_seconds(repeats: int = 3) -> float:
-    """Median wall time of a bare `python -c "import torch"`."""
-    return statistics.median(wall([sys.executable, "-c", "import torch"]) for _ in range(repeats))
 
 
 def build_site(site_dir: Path, cwd: Path = ROOT) -> float:
