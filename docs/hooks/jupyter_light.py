@@ -27,6 +27,9 @@ import functools
 import re
 
 import tinycss2
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from tinycss2.ast import AtRule, Declaration, FunctionBlock, IdentToken, LiteralToken, QualifiedRule
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
@@ -80,7 +83,7 @@ def _can_match(selector: list, classes: set[str]) -> bool:
     if ":root" in text and not text.startswith(":root"):
         return False  # e.g. ".jupyter-wrapper :root": the root is nobody's descendant
     required = [
-        name.value for dot, name in zip(selector, selector[1:])
+        name.value for dot, name in zip(selector, selector[1:], strict=False)
         if isinstance(dot, LiteralToken) and dot.value == "." and isinstance(name, IdentToken)
     ]
     # Material's JavaScript adds md-* classes at run time (e.g. it wraps tables
@@ -209,7 +212,7 @@ def lighten(html: str) -> str:
     return _STYLE.sub(styles, html)
 
 
-def on_page_content(html: str, page, config, files) -> str:
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if page.file.src_uri.endswith(".ipynb"):
         return lighten(html)
     return html

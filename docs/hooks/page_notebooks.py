@@ -38,7 +38,10 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import get_plugin_logger
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 
 # The notebook must hold exactly the code the suite runs and checks, so this
 # hook reads pages with the parser the suite uses (which also expands snippet
@@ -173,7 +176,7 @@ def _after_title(content: str, link: str) -> str:
     return content[:end] + link + content[end:]
 
 
-def on_page_content(content: str, page, config, files) -> str:
+def on_page_content(content: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     src = Path(page.file.src_uri)
     language = language_of(src)
     if src.suffix == ".ipynb":

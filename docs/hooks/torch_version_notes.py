@@ -16,6 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
 
 from sitepages import DEFAULT_LANGUAGE, ROOT, language_of, parse, parse_page, twin
@@ -159,7 +162,7 @@ def changes_list(language: str) -> str:
                      f"{change.text[language]}" for change in changes() if backed(change))
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)
     language = language_of(page.file.src_uri)
     if MATRIX in markdown:
