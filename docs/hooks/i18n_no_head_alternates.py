@@ -19,9 +19,15 @@ from mkdocs.structure.pages import Page
 _HEAD_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
 
 
+def without_head_alternates(html: str) -> str:
+    """The page without the hreflang links of its <head> (the body is not scanned: it is most of the page)."""
+    end = html.find("</head>")
+    return _HEAD_ALTERNATE.sub("", html[:end]) + html[end:] if end >= 0 else html
+
+
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    return _HEAD_ALTERNATE.sub("", output)
+    return without_head_alternates(output)
 
 
 def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
-    return _HEAD_ALTERNATE.sub("", output_content) if template_name == "404.html" else output_content
+    return without_head_alternates(output_content) if template_name == "404.html" else output_content

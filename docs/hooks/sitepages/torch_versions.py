@@ -139,7 +139,16 @@ def page_result(source: Path, version: str, data: Path = DATA) -> PageResult:
 
 
 def page_results(source: Path, data: Path = DATA) -> list[PageResult]:
-    return [page_result(source, version, data) for version in releases(data)]
+    """What the page's code does on every release of the matrix, oldest first."""
+    english = twin(source, DEFAULT_LANGUAGE)
+    return list(_page_results(english, (ROOT / english).stat().st_mtime_ns, data))
+
+
+@functools.lru_cache(maxsize=512)
+def _page_results(english: Path, modified: int, data: Path) -> tuple[PageResult, ...]:
+    """Computed once per version of the file: a build asks for a page's results from several hooks, in
+    both languages (twins share their code and data)."""
+    return tuple(page_result(english, version, data) for version in releases(data))
 
 
 def unchanged_range(results: list[PageResult]) -> tuple[str, str] | None:
