@@ -1,9 +1,10 @@
-"""The one strict build of the site, for the suite (tests/conftest.py, tests/test_publishing.py) and the benchmarks.
+"""The one strict build of the site, for the suite (tests/conftest.py, tests/test_publishing.py) and the benchmarks,
+and the addresses it is built for.
 
 The suite builds the site as it is published (README, "Publishing"): under a
 sub-path of a host (SITE_URL), from a GitHub repository (REPO_URL). Nothing is
 fetched from either; the browser tests serve the build under the same sub-path
-on 127.0.0.1.
+(SUBPATH) on 127.0.0.1 (tests/browser/harness.py).
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ from pathlib import Path
 from bs4 import BeautifulSoup, SoupStrainer
 
 from sitepages import ROOT
-from tests.browser.harness import SUBPATH
 
+# Where the suite's build is published, as GitHub serves a project's pages
+# (https://org.github.io/repo/): under a sub-path, which the browser tests'
+# server uses too, so that every link is checked where a sub-path breaks it.
+SUBPATH = "/intermediate-gradients/"
 SITE_URL = f"https://docs.example.org{SUBPATH}"
 REPO_URL = "https://github.com/example-org/intermediate-gradients"
 
@@ -40,3 +44,9 @@ def parsed(html: str, only: SoupStrainer | None = None) -> BeautifulSoup:
     """Built HTML, parsed with lxml (libxml2): it reads a page as a browser does (a <div> closes an
     open <p>) and is several times faster than html.parser on the site's pages."""
     return BeautifulSoup(html, "lxml", parse_only=only)
+
+
+def built_pages(site: Path) -> list[str]:
+    """URL paths of every index.html of a built site, e.g. '/', '/zh/leaf-nodes/'."""
+    folders = (html.parent.relative_to(site).as_posix() for html in site.rglob("index.html"))
+    return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)

@@ -26,11 +26,11 @@ import yaml
 from bs4 import BeautifulSoup, SoupStrainer
 
 from sitepages import LANGUAGES, ROOT, language_of, page_id, page_url, sources, twin
+from sitepages.page_notebook import page_notebook
 from sitepages.pins import pinned
-from tests.site_build import REPO_URL, SITE_URL, build_site, parsed
+from tests.site_build import REPO_URL, SITE_URL, SUBPATH, build_site, parsed
 
 SOURCES = sources()
-SUBPATH = urlsplit(SITE_URL).path
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=page_id)
@@ -82,7 +82,7 @@ def test_every_notebook_opens_in_colab_from_its_path_on_github(built_page, sourc
     soup = built_page(page_url(source))
     download = soup.select_one("p.notebook-download a[download]")
     if download is None:
-        assert source.suffix == ".md" and page_notebooks.page_notebook(ROOT / source) is None
+        assert source.suffix == ".md" and page_notebook(ROOT / source) is None
         return
     colab = soup.select_one('p.notebook-download a[href^="https://colab.research.google.com/github/"]')
     assert colab is not None, f"{source}: a notebook without an Open in Colab link"

@@ -10,8 +10,7 @@ import pytest
 
 from sitepages import ROOT, page_id, page_url, sources
 from sitepages.data import load
-from tests.browser.harness import built_pages
-from tests.site_build import parsed
+from tests.site_build import built_pages, parsed
 
 # built_site, the one strict build of the session, lives in conftest.py.
 

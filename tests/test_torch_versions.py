@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sitepages import ROOT, language_of, page_id, page_url, parse, sources, twin
+from sitepages import LANGUAGES, ROOT, language_of, page_id, page_url, parse, sources, twin
 from sitepages.data import load
 from sitepages.pins import pinned
 from sitepages.torch_versions import (
@@ -351,7 +351,7 @@ def test_every_change_names_one_executed_block():
             f"changes.yml: {change.id}: {change.code!r} must be in one block of docs/en/{change.page}: {holding}"
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_every_change_shown_is_one_the_data_shows(built_page, language):
     page = built_page(page_url(f"docs/{language}/torch-versions.md"))
     shown = [span["id"].removeprefix("change-") for span in page.select('span[id^="change-"]')]
@@ -369,7 +369,7 @@ def test_every_change_shown_is_one_the_data_shows(built_page, language):
     assert shown and not wrong, "\n".join(wrong)
 
 
-@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_a_message_reworded_across_releases_links_to_its_change(built_page, language):
     page = built_page(page_url(f"docs/{language}/troubleshooting.md"))
     missing = []

@@ -18,6 +18,10 @@ from __future__ import annotations
 
 import re
 
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
 # Full-width: CJK punctuation, ideographs and forms; curly quotes, dashes and ellipses around them.
 WIDE = "\u2014\u2018-\u201f\u2026\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
 _INLINE_TAGS = r"(?:</?(?:a|strong|em|b|i|span|abbr|mark|sup|sub)\b[^>]*>)*"
@@ -32,7 +36,7 @@ def join_wide_text(html: str) -> str:
     return "".join(part if i % 2 else _SPACE_BETWEEN_WIDE.sub(r"\1\2", part) for i, part in enumerate(parts))
 
 
-def on_page_content(html, page, config, files):
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if getattr(page.file, "locale", None) == "zh":
         return join_wide_text(html)
     return html

@@ -15,6 +15,10 @@ import functools
 import re
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
 from sitepages import language_of
 from sitepages.tables import page_tables
 
@@ -40,7 +44,7 @@ def abbreviations(glossary: Path, language: str) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     language = language_of(page.file.src_uri)
     glossary = Path(config.docs_dir) / language / "glossary.md"
     if not glossary.is_file():

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
-from mkdocs.structure.files import File
+from mkdocs.structure.files import File, Files
 from mkdocs_static_i18n.folder import create_i18n_file
 
 
@@ -44,7 +45,7 @@ class NotebookPage(File):
 
 
 @event_priority(-110)  # after mkdocs-static-i18n's on_files (-100)
-def on_files(files, config):
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     jupyter, i18n = config.plugins["mkdocs-jupyter"], config.plugins["i18n"]
     notebooks = [
         f for f in files

@@ -25,8 +25,12 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 
 import tinycss2
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from tinycss2.ast import AtRule, Declaration, FunctionBlock, IdentToken, LiteralToken, QualifiedRule
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
@@ -46,20 +50,9 @@ def _is_cdn_or_empty_loader(script: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=64)
-def _rules(css: str) -> tuple:
-    """The stylesheet's rules, parsed once: every notebook page inlines the same CSS."""
-    return tuple(
-        rule for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
-        if isinstance(rule, (QualifiedRule, AtRule))
-    )
-
-
-def _nested_rules(rule: AtRule) -> list:
-    return [
-        r for r in tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
-        if isinstance(r, (QualifiedRule, AtRule))
-    ]
+def _rule_list(tokens) -> list:
+    return [rule for rule in tokens if isinstance(rule, (QualifiedRule, AtRule)) and not (
+        isinstance(rule, AtRule) and rule.content is None)]  # @charset, @import...: meaningless inside <style>
 
 
 def _selectors(prelude: list) -> list[list]:
@@ -73,19 +66,22 @@ def _selectors(prelude: list) -> list[list]:
     return selectors
 
 
-def _can_match(selector: list, classes: set[str]) -> bool:
-    """Whether every class the selector requires occurs in the page (classes inside
-    functional pseudo-classes such as :not() or :is() are not required)."""
+def _selector(selector: list) -> tuple[str, frozenset[str]] | None:
+    """A selector's text and the classes a page must hold for it to match; None if it can match no page.
+
+    Classes inside functional pseudo-classes such as :not() or :is() are not
+    required. Material's JavaScript adds md-* classes at run time (e.g. it
+    wraps tables in .md-typeset__scrollwrap), so those are never required.
+    """
     text = tinycss2.serialize(selector).strip()
     if ":root" in text and not text.startswith(":root"):
-        return False  # e.g. ".jupyter-wrapper :root": the root is nobody's descendant
-    required = [
-        name.value for dot, name in zip(selector, selector[1:])
+        return None  # e.g. ".jupyter-wrapper :root": the root is nobody's descendant
+    required = frozenset(
+        name.value for dot, name in zip(selector, selector[1:], strict=False)
         if isinstance(dot, LiteralToken) and dot.value == "." and isinstance(name, IdentToken)
-    ]
-    # Material's JavaScript adds md-* classes at run time (e.g. it wraps tables
-    # in .md-typeset__scrollwrap), so rules naming them are kept.
-    return all(name in classes or name.startswith("md-") for name in required)
+        and not name.value.startswith("md-")
+    )
+    return text, required
 
 
 def _variables_used(tokens) -> set[str]:
@@ -103,52 +99,91 @@ def _variables_used(tokens) -> set[str]:
     return used
 
 
-def _declarations(rule: QualifiedRule) -> list[Declaration]:
-    return [
-        d for d in tinycss2.parse_blocks_contents(rule.content, skip_comments=True, skip_whitespace=True)
-        if isinstance(d, Declaration)
-    ]
+@dataclass(frozen=True)
+class _Style:
+    """A style rule: its selectors that can match some page, and its declarations as written out."""
+
+    selectors: tuple[tuple[str, frozenset[str]], ...]  # (text, classes required)
+    declarations: tuple[tuple[str, str, frozenset[str]], ...]  # (property, "property:value", custom properties used)
 
 
-def _prune(rules, classes: set[str]) -> list:
-    """The rules that can match the page, as (selector text, rule) pairs and kept @-rules."""
-    kept = []
+@dataclass(frozen=True)
+class _Group:
+    """@media or @supports: rules pruned like the top level."""
+
+    prelude: str
+    rules: tuple
+
+
+@dataclass(frozen=True)
+class _Verbatim:
+    """Any other at-rule with a block (@font-face, @keyframes...), kept whole."""
+
+    text: str
+    variables: frozenset[str]
+
+
+def _digest_rules(rules: list) -> tuple:
+    digested = []
     for rule in rules:
         if isinstance(rule, AtRule):
-            if rule.content is None:
-                continue  # @charset, @import and the like: meaningless inside <style>
+            prelude = f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}"
             if rule.lower_at_keyword in _GROUPING:
-                inner = _prune(_nested_rules(rule), classes)
-                if inner:
-                    kept.append((rule, inner))
+                nested = tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True)
+                digested.append(_Group(prelude.rstrip(), _digest_rules(_rule_list(nested))))
             else:
-                kept.append((rule, None))
+                digested.append(_Verbatim(f"{prelude}{{{tinycss2.serialize(rule.content)}}}",
+                                          frozenset(_variables_used(rule.content))))
             continue
-        selectors = [s for s in _selectors(rule.prelude) if _can_match(s, classes)]
-        if selectors:
-            kept.append((",".join(tinycss2.serialize(s).strip() for s in selectors), rule))
+        declarations = [
+            d for d in tinycss2.parse_blocks_contents(rule.content, skip_comments=True, skip_whitespace=True)
+            if isinstance(d, Declaration)
+        ]
+        digested.append(_Style(
+            tuple(found for found in map(_selector, _selectors(rule.prelude)) if found is not None),
+            tuple((d.name, f"{d.name}:{tinycss2.serialize(d.value).strip()}{'!important' if d.important else ''}",
+                   frozenset(_variables_used(d.value))) for d in declarations),
+        ))
+    return tuple(digested)
+
+
+@functools.lru_cache(maxsize=64)
+def _digest(css: str) -> tuple:
+    """The stylesheet parsed and digested once: every notebook page inlines the same CSS, and pruning
+    it for a page is then only a check of each selector's classes against the page's."""
+    return _digest_rules(_rule_list(tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)))
+
+
+def _prune(rules: tuple, classes: set[str]) -> list:
+    """The rules that can match the page: (selector text, _Style) pairs, (_Group, its kept rules), (_Verbatim, None)."""
+    kept = []
+    for rule in rules:
+        if isinstance(rule, _Group):
+            inner = _prune(rule.rules, classes)
+            if inner:
+                kept.append((rule, inner))
+        elif isinstance(rule, _Verbatim):
+            kept.append((rule, None))
+        else:
+            selectors = [text for text, required in rule.selectors if required <= classes]
+            if selectors:
+                kept.append((",".join(selectors), rule))
     return kept
 
 
 def _serialize(kept, used: set[str]) -> str:
     out = []
     for head, rule in kept:
-        if isinstance(head, AtRule):
-            prelude = f"@{head.at_keyword}{tinycss2.serialize(head.prelude)}"
-            if rule is None:
-                out.append(f"{prelude}{{{tinycss2.serialize(head.content)}}}")
-            else:
-                inner = _serialize(rule, used)
-                if inner:
-                    out.append(f"{prelude.rstrip()}{{{inner}}}")
-            continue
-        declarations = [
-            d for d in _declarations(rule) if not d.name.startswith("--") or d.name in used
-        ]
-        if declarations:
-            body = ";".join(f"{d.name}:{tinycss2.serialize(d.value).strip()}{'!important' if d.important else ''}"
-                            for d in declarations)
-            out.append(f"{head}{{{body}}}")
+        if isinstance(head, _Verbatim):
+            out.append(head.text)
+        elif isinstance(head, _Group):
+            inner = _serialize(rule, used)
+            if inner:
+                out.append(f"{head.prelude}{{{inner}}}")
+        else:
+            body = ";".join(text for name, text, _ in rule.declarations if not name.startswith("--") or name in used)
+            if body:
+                out.append(f"{head}{{{body}}}")
     return "".join(out)
 
 
@@ -159,18 +194,16 @@ def _used_variables(kept_sheets: list) -> set[str]:
 
     def collect(kept) -> None:
         for head, rule in kept:
-            if isinstance(head, AtRule):
-                if rule is None:
-                    used.update(_variables_used(head.content))
-                else:
-                    collect(rule)
-                continue
-            for declaration in _declarations(rule):
-                refers = _variables_used(declaration.value)
-                if declaration.name.startswith("--"):
-                    definitions.setdefault(declaration.name, set()).update(refers)
-                else:
-                    used.update(refers)
+            if isinstance(head, _Verbatim):
+                used.update(head.variables)
+            elif isinstance(head, _Group):
+                collect(rule)
+            else:
+                for name, _, refers in rule.declarations:
+                    if name.startswith("--"):
+                        definitions.setdefault(name, set()).update(refers)
+                    else:
+                        used.update(refers)
 
     for kept in kept_sheets:
         collect(kept)
@@ -186,7 +219,7 @@ def _used_variables(kept_sheets: list) -> set[str]:
 def prune_stylesheets(stylesheets: list[str], classes: set[str]) -> list[str]:
     """Each stylesheet reduced to the rules that can match an element with these classes,
     without the custom properties that none of the kept rules of any sheet uses."""
-    kept = [_prune(_rules(css), classes) for css in stylesheets]
+    kept = [_prune(_digest(css), classes) for css in stylesheets]
     used = _used_variables(kept)
     return [_serialize(sheet, used) for sheet in kept]
 
@@ -209,7 +242,7 @@ def lighten(html: str) -> str:
     return _STYLE.sub(styles, html)
 
 
-def on_page_content(html: str, page, config, files) -> str:
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if page.file.src_uri.endswith(".ipynb"):
         return lighten(html)
     return html

@@ -15,6 +15,9 @@ from __future__ import annotations
 import html as html_lib
 import re
 
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from pymdownx.slugs import slugify
 
 _SLUGIFY = slugify(case="lower")
@@ -33,7 +36,7 @@ def _text(heading_html: str) -> str:
     return html_lib.unescape(text).strip()
 
 
-def on_page_content(html, page, config, files):
+def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if not page.file.src_uri.endswith(".ipynb"):
         return html
     items = list(_toc_items(page.toc))

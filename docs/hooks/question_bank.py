@@ -19,6 +19,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import markdown
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from pymdownx.slugs import slugify
 
 from sitepages import DOCS, language_of, parse_page
@@ -119,7 +122,7 @@ def render(language: str, docs: Path = DOCS) -> str:
     return "\n".join(lines)
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if MARKER not in markdown:
         return markdown
     return markdown.replace(MARKER, render(language_of(page.file.src_uri), Path(config.docs_dir)))

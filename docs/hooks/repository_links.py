@@ -9,8 +9,10 @@ dropped, and with it every edit, source, report and Colab link.
 
 from __future__ import annotations
 
+from mkdocs.config.defaults import MkDocsConfig
 
-def on_config(config):
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
     if not config.repo_url:
         config.edit_uri = None
     return config

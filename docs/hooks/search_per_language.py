@@ -21,18 +21,16 @@ import json
 import re
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.plugins import event_priority
+from mkdocs.structure.pages import Page
+
+from sitepages import DEFAULT_LANGUAGE, LANGUAGES
 
 _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
 
 
-def _locales(config) -> tuple[str, list[str]]:
-    languages = config.plugins["i18n"].config.languages
-    default = next(lang.locale for lang in languages if lang.default)
-    return default, [lang.locale for lang in languages if not lang.default and lang.build]
-
-
-def _terms(config) -> list[str]:
+def _terms(config: MkDocsConfig) -> list[str]:
     """The words jieba keeps whole, from the search plugin's user dictionary (one "word freq tag" a line)."""
     search = config.plugins.get("material/search") or config.plugins["search"]
     return _read_terms(Path(config.config_file_path).parent / search.config["jieba_dict_user"])
@@ -43,10 +41,9 @@ def _read_terms(dictionary: Path) -> list[str]:
     return [line.split()[0] for line in dictionary.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _rebase(output: str, config) -> str:
-    default, _ = _locales(config)
+def _rebase(output: str, config: MkDocsConfig) -> str:
     locale = config.theme["language"]
-    if locale == default:
+    if locale == DEFAULT_LANGUAGE:
         return output
 
     def rebase(match: re.Match) -> str:
@@ -58,22 +55,21 @@ def _rebase(output: str, config) -> str:
     return _CONFIG.sub(rebase, output, count=1)
 
 
-def on_post_page(output: str, page, config) -> str:
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     return _rebase(output, config)
 
 
-def on_post_template(output: str, template_name: str, config) -> str:
-    return _rebase(output, config) if template_name == "404.html" else output
+def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
+    return _rebase(output_content, config) if template_name == "404.html" else output_content
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language and merged the index
-def on_post_build(config) -> None:
+def on_post_build(*, config: MkDocsConfig) -> None:
     if config.plugins["i18n"].building:
         return  # a nested build of another language: the merged index is not written yet
-    _, others = _locales(config)
     site = Path(config.site_dir)
     merged = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
-    prefixes = {locale: f"{locale}/" for locale in others}
+    prefixes = {locale: f"{locale}/" for locale in LANGUAGES if locale != DEFAULT_LANGUAGE}
     for locale, prefix in prefixes.items():
         docs = [
             {**doc, "location": doc["location"].removeprefix(prefix)}

@@ -16,12 +16,16 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from sitepages import ROOT, language_of, parse, page_url
+from sitepages import ROOT, language_of, page_url, parse
 from sitepages.pins import pinned
 from sitepages.strings import strings
 from sitepages.torch_versions import page_results, releases, unchanged_range
+
 
 def versions_part(source: Path, language: str, page_path: str) -> str:
     """The releases a page with code runs on unchanged, as HTML ("" for a page without code)."""
@@ -44,7 +48,7 @@ def versions_part(source: Path, language: str, page_path: str) -> str:
     return claim + html.escape(words["in_brackets"]).format(others_link)
 
 
-def on_page_content(content: str, page, config, files) -> str:
+def on_page_content(content: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     language = language_of(page.file.src_uri)
     words = strings("verified_with", language)
     source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)

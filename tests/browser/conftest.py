@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from sitepages import page_url, sources
-from tests.browser.harness import AXE, CHROMIUM, CHROMIUM_ARGS, SUBPATH, SiteServer, chromium_missing, unavailable
+from tests.browser.harness import AXE, CHROMIUM, CHROMIUM_ARGS, SiteServer, chromium_missing, unavailable
 from tests.browser.visits import Contexts, Visitor
+from tests.site_build import SUBPATH
 
 # A site built already (`mkdocs build --strict --site-dir DIR`): the browser tests
 # use it instead of building one, to iterate on them faster (see tests/README.md).

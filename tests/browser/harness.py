@@ -64,12 +64,6 @@ def chromium_missing() -> bool:
 # ---------------------------------------------------------------- the server
 
 
-# Where the test server puts the site: under a sub-path, as GitHub serves a
-# project's pages (https://org.github.io/repo/). The suite's build says so with
-# SITE_URL (tests/conftest.py), and every browser check runs there.
-SUBPATH = "/intermediate-gradients/"
-
-
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files under the server's prefix; an unknown path gets its language's 404.html, as a host would."""
 
@@ -142,12 +136,6 @@ class SiteServer:
         if not url.startswith(self.origin + self.prefix):
             return None
         return "/" + url[len(self.origin + self.prefix):]
-
-
-def built_pages(site: Path) -> list[str]:
-    """URL paths of every index.html of a built site, e.g. '/', '/zh/leaf-nodes/'."""
-    folders = (html.parent.relative_to(site).as_posix() for html in site.rglob("index.html"))
-    return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)
 
 
 def is_local(url: str) -> bool:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 
 from sitepages import LANGUAGES, language_of, page_id, page_url, sources, twin
-from tests.browser.harness import broken_links, built_pages
+from tests.browser.harness import broken_links
 from tests.browser.visits import SWITCHER_CLICKED
+from tests.site_build import built_pages
 
 SOURCES = sources()
 

@@ -185,7 +185,7 @@ def _reset_state() -> None:
 @functools.cache
 def _defaults() -> dict[str, object]:
     """The state every isolated block starts from (computed on first use: importing this
-    module must leave a fresh interpreter's torch untouched, see tests.pagerun.fresh)."""
+    module must leave a fresh interpreter's torch untouched, see tests.pagerun.fresh_server)."""
     _reset_state()
     return _state()
 
@@ -258,7 +258,7 @@ def execute(
     ``session`` (from ``new_session()``) lets a caller continue a session or
     read its names afterwards (``vars(session)``); ``isolated`` is explained in the module docstring;
     ``capture`` is how one block's output is caught (Python's streams, or the file
-    descriptors in a fresh interpreter, see ``tests.pagerun.fresh``).
+    descriptors in a fresh interpreter, see ``tests.pagerun.fresh_server``).
     """
     session = new_session() if session is None else session
     namespace = vars(session)

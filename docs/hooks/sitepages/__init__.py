@@ -3,8 +3,13 @@
 What pages exist, their language, twin and URL (``layout``); the code blocks
 of a page or notebook and their expected outputs (``blocks``,
 ``markdown_page``, ``notebook``); and writing new outputs back into them
-(``rewrite``). Nothing here imports torch or anything from ``tests/``: the
-site build needs only what ``pip install .`` installs.
+(``rewrite``). Also what the build adds to the pages, as data or Markdown
+that a hook only has to put in place: a page as a notebook
+(``page_notebook``), the version matrix and its notes (``torch_versions``,
+``version_notes``), the question bank (``questions``), the interface strings
+(``strings``). Nothing here imports torch, MkDocs or anything from
+``tests/``: the site build needs only what ``pip install .`` installs, and
+what is here would serve another builder unchanged.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import Block, parse
 from .data import load
-from .layout import DOCS, LANGUAGES, ROOT, twin
+from .layout import DEFAULT_LANGUAGE, DOCS, LANGUAGES, ROOT, twin
 from .pins import pinned
 from .twins import code_key
 
@@ -129,11 +129,11 @@ def _code_of(path: Path, modified: int) -> tuple[list[Block], str]:
 
 def page_result(source: Path, version: str, data: Path = DATA) -> PageResult:
     """What the page's code (of either language) does on that release, as far as the data knows."""
-    english = twin(source, "en")
+    english = twin(source, DEFAULT_LANGUAGE)
     blocks, code = _code(english)
     stored_release = releases(data)[version]
     full = stored_release.get("torch", version)
-    stored = stored_release["pages"].get(english.relative_to("docs/en").as_posix())
+    stored = stored_release["pages"].get(english.relative_to(Path("docs", DEFAULT_LANGUAGE)).as_posix())
     if stored is None or stored["code"] != code:
         return PageResult(version, full, "not checked")
     if "not_run" in stored:
@@ -146,7 +146,16 @@ def page_result(source: Path, version: str, data: Path = DATA) -> PageResult:
 
 
 def page_results(source: Path, data: Path = DATA) -> list[PageResult]:
-    return [page_result(source, version, data) for version in releases(data)]
+    """What the page's code does on every release of the matrix, oldest first."""
+    english = twin(source, DEFAULT_LANGUAGE)
+    return list(_page_results(english, (ROOT / english).stat().st_mtime_ns, data))
+
+
+@functools.lru_cache(maxsize=512)
+def _page_results(english: Path, modified: int, data: Path) -> tuple[PageResult, ...]:
+    """Computed once per version of the file: a build asks for a page's results from several hooks, in
+    both languages (twins share their code and data)."""
+    return tuple(page_result(english, version, data) for version in releases(data))
 
 
 def unchanged_range(results: list[PageResult]) -> tuple[str, str] | None:
@@ -209,7 +218,7 @@ def changes(data: Path = DATA) -> list[Change]:
 def backed(change: Change, data: Path = DATA) -> bool:
     """Whether the current data shows the change: its block ran, on the release before ``since`` and on
     ``since``, with the page's current code, and did something different on the two."""
-    source = Path("docs/en") / change.page
+    source = Path("docs", DEFAULT_LANGUAGE) / change.page
     blocks, _ = _code(source)
     index = change.block_index(blocks)
     if index is None:

@@ -49,7 +49,7 @@ def translation_drift(english: Path, chinese: Path) -> list[str]:
     """What differs between a page (or notebook) and its twin, block by block; empty when in lockstep."""
     english_blocks, chinese_blocks = parse(english), parse(chinese)
     problems = []
-    for number, (en, zh) in enumerate(zip(english_blocks, chinese_blocks), start=1):
+    for number, (en, zh) in enumerate(zip(english_blocks, chinese_blocks, strict=False), start=1):
         left, right = _shape(en), _shape(zh)
         for what in left:
             if left[what] != right[what]:

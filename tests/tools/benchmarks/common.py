@@ -9,9 +9,7 @@ import contextlib
 import datetime
 import os
 import platform
-import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -43,11 +41,6 @@ def wall(command: list[str], **kwargs) -> float:
     start = time.perf_counter()
     subprocess.run(command, check=True, cwd=kwargs.pop("cwd", ROOT), env=kwargs.pop("env", ENV), **kwargs)
     return time.perf_counter() - start
-
-
-def import_torch_seconds(repeats: int = 3) -> float:
-    """Median wall time of a bare `python -c "import torch"`."""
-    return statistics.median(wall([sys.executable, "-c", "import torch"]) for _ in range(repeats))
 
 
 def build_site(site_dir: Path, cwd: Path = ROOT) -> float:

@@ -74,7 +74,7 @@ def measure(site: Path) -> tuple[list[dict], int]:
     gzipped: dict[Path, int] = {}
     with SiteServer(site) as server, sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for path in (page_url(source) for source in sources()):
+        for path in sorted(page_url(source) for source in sources()):
             context = browser.new_context(viewport={"width": 1280, "height": 800})
             finished = []
             context.on("requestfinished", finished.append)

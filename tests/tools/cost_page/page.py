@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from sitepages import ROOT
+from sitepages import DOCS, LANGUAGES, ROOT
 from tests.tools.cost_page.tables import load_results, sections
 
-PAGES = {"en": ROOT / "docs" / "en" / "cost-of-methods.md", "zh": ROOT / "docs" / "zh" / "cost-of-methods.md"}
+PAGES = {language: DOCS / language / "cost-of-methods.md" for language in LANGUAGES}
 
 
 def _marked(name: str) -> re.Pattern:
