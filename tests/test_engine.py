@@ -165,14 +165,6 @@ def test_warnings_follow_the_console_default_filters(tmp_path):
     assert _warned(tmp_path, library) == ""
 
 
-def test_a_warning_torch_gives_once_per_process_shows_on_every_page(tmp_path):
-    # torch warns once per process about create_graph=True with a tensor's .grad (a reference cycle).
-    code = ("import torch\nx = torch.ones(1, requires_grad=True)\n(x * x).sum().backward(create_graph=True)\n"
-            "x.grad = None")
-    first, second = (_warned(tmp_path, code) for _ in range(2))
-    assert first == second and first.startswith("UserWarning: Using backward() with create_graph=True")
-
-
 def test_a_malformed_warnings_marker_is_a_page_format_error(tmp_path):
     from sitepages import PageFormatError
 

@@ -20,12 +20,9 @@ the reader's session:
 between blocks. The fresh-interpreter replays (``tests.pagerun.fresh``) and the
 figure renderers use it.
 
-A warning torch gives once per process (``TORCH_WARN_ONCE``) would show on
-whichever page of a worker happened to run first, so isolated blocks run with
-``torch.set_warn_always(True)``: such a warning shows on every page that
-raises it, as it does in the reader's fresh session. A page that raised it
-twice would show it twice here and once to the reader; the fresh-interpreter
-replays, which do not switch it on, catch that difference.
+A warning torch gives once per process (``TORCH_WARN_ONCE``) is not
+switched to "always" here: a page that shows one says how (``torch.set_warn_always``),
+as a reader who wants to see it again must.
 
 In either mode the warnings a block raises are caught, under Python's own
 default filters (what a reader's console shows: each warning once per place,
@@ -223,16 +220,6 @@ def new_session() -> types.ModuleType:
 
 
 @contextlib.contextmanager
-def _warn_always() -> Iterator[None]:
-    previous = torch.is_warn_always_enabled()
-    torch.set_warn_always(True)
-    try:
-        yield
-    finally:
-        torch.set_warn_always(previous)
-
-
-@contextlib.contextmanager
 def _as_main(session: types.ModuleType) -> Iterator[None]:
     """While a block runs, the session is sys.modules["__main__"], as in a reader's interpreter."""
     saved = sys.modules.get("__main__")
@@ -275,8 +262,6 @@ def execute(
         with contextlib.ExitStack() as stack:
             caught = stack.enter_context(warnings.catch_warnings(record=True))
             _console_filters()
-            if isolated:
-                stack.enter_context(_warn_always())
             captured = stack.enter_context(capture())
             stack.enter_context(_as_main(session))
             try:
