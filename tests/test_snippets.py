@@ -688,6 +688,7 @@ def _train_two_steps(rank: int, helper: str) -> dict[str, bool]:
 
 
 def _gloo_worker(rank: int, port: int, helper: str, results) -> None:
+    torch.set_num_threads(1)  # a forked process can hang in its parent's parallel CPU kernels
     try:
         dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                                 world_size=2, timeout=datetime.timedelta(seconds=30))
