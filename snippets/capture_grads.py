@@ -18,11 +18,11 @@ middle of a training step (between micro-batches of gradient accumulation,
 or on one DDP process only), run ``backward(inputs=[...])`` with the
 captured tensors, or ``torch.autograd.grad``, instead: the gradients are
 captured all the same, and the parameters' ``.grad`` stay as they were.
-torch refuses both inside a reentrant checkpoint; Hugging Face models do
+torch refuses both through a reentrant checkpoint; Hugging Face models do
 not checkpoint in ``eval()``. On one DDP process only, run ``ddp.module``,
-in ``eval()``, not the DDP wrapper: a forward pass through the wrapper
-broadcasts the model's buffers (BatchNorm's) from rank 0 and waits for the
-other processes.
+in ``eval()``, not the DDP wrapper: in training, a forward pass through the
+wrapper broadcasts the model's buffers (BatchNorm's) from rank 0 and waits
+for the other processes.
 """
 
 from __future__ import annotations

@@ -25,11 +25,12 @@ A plain ``backward()`` also writes every parameter's ``.grad``. In the
 middle of a training step (between micro-batches of gradient accumulation,
 or on one DDP process only), run ``backward(inputs=rec.outputs)`` instead:
 the layers' gradients are recorded all the same, and the parameters'
-``.grad`` stay as training left them. torch refuses ``inputs=`` inside a
+``.grad`` stay as training left them. torch refuses ``inputs=`` through a
 reentrant checkpoint; Hugging Face models do not checkpoint in ``eval()``.
 On one DDP process only, record and run ``ddp.module``, in ``eval()``, not
-the DDP wrapper: a forward pass through the wrapper broadcasts the model's
-buffers (BatchNorm's) from rank 0 and waits for the other processes.
+the DDP wrapper: in training, a forward pass through the wrapper
+broadcasts the model's buffers (BatchNorm's) from rank 0 and waits for the
+other processes.
 """
 
 from __future__ import annotations

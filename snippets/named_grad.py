@@ -9,10 +9,10 @@ Copy this file into your project; it needs only torch.
     {'x': tensor([24.]), 'u': tensor([12.])}
 
 Like ``torch.autograd.grad``, it writes no parameter's ``.grad``, so it can
-run in the middle of a training step. torch refuses it inside a reentrant
+run in the middle of a training step. torch refuses it through a reentrant
 checkpoint; Hugging Face models do not checkpoint in ``eval()``. On one DDP
-process only, run ``ddp.module``, in ``eval()``, not the DDP wrapper: a
-forward pass through the wrapper broadcasts the model's buffers
+process only, run ``ddp.module``, in ``eval()``, not the DDP wrapper: in
+training, a forward pass through the wrapper broadcasts the model's buffers
 (BatchNorm's) from rank 0 and waits for the other processes.
 """
 
