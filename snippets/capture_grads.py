@@ -18,6 +18,11 @@ middle of a training step (between micro-batches of gradient accumulation,
 or on one DDP process only), run ``backward(inputs=[...])`` with the
 captured tensors, or ``torch.autograd.grad``, instead: the gradients are
 captured all the same, and the parameters' ``.grad`` stay as they were.
+torch refuses both through a reentrant checkpoint; Hugging Face models do
+not checkpoint in ``eval()``. On one DDP process only, run ``ddp.module``,
+in ``eval()``, not the DDP wrapper: in training, a forward pass through the
+wrapper broadcasts the model's buffers (BatchNorm's) from rank 0 and waits
+for the other processes.
 """
 
 from __future__ import annotations
@@ -38,6 +43,19 @@ class CapturedGrads(dict):
             f"capture_grads: no gradient reached {name!r}; call backward() "
             "inside the with-block, on an output that depends on that tensor"
         )
+
+
+def _one_of_a_region(tensor: torch.Tensor) -> bool:
+    """Whether torch.compile or a reentrant checkpoint returned the tensor
+    with others, as one autograd node: its uses inside the region are then
+    not in the graph. (torch has no public count of a node's outputs.)"""
+    node = tensor.grad_fn
+    regions = ("CompiledFunctionBackward", "CheckpointFunctionBackward")
+    return (
+        node is not None
+        and node.name() in regions
+        and len(getattr(node, "_input_metadata", ())) > 1
+    )
 
 
 def _named(
@@ -68,8 +86,17 @@ def _named(
         if not tensor.requires_grad:
             raise ValueError(
                 f"capture_grads: tensor {name!r} does not require grad "
-                "(requires_grad=False); call .requires_grad_() or compute it "
-                "from a tensor that requires grad"
+                "(requires_grad=False); call .requires_grad_() on a leaf, or "
+                "compute it with grad enabled from one that does (not under "
+                "torch.no_grad(), nor in a reentrant checkpoint's first pass)"
+            )
+        if _one_of_a_region(tensor):
+            raise ValueError(
+                f"capture_grads: tensor {name!r} was returned with others by "
+                "a torch.compile'd region or a reentrant checkpoint, one "
+                "node for autograd, so its gradient would leave out its uses "
+                "inside the region; capture it in the uncompiled model, or "
+                "checkpoint with use_reentrant=False"
             )
     if not pairs:
         raise ValueError(
@@ -104,14 +131,17 @@ def capture_grads(
     tensor([15.]) tensor([3.])
 
     Raises TypeError or ValueError naming the culprit: a tensor that does not
-    require grad, a name given twice, a value that is not a tensor.
+    require grad, a name given twice, a value that is not a tensor, a tensor
+    returned with others by a compiled region or a reentrant checkpoint.
     """
     pairs = _named(tensors, named)
     grads = CapturedGrads()
     handles = []
 
     def saver(name: str) -> Callable[[torch.Tensor], None]:
-        def hook(grad: torch.Tensor) -> None:
+        def hook(grad: torch.Tensor | None) -> None:
+            if grad is None:  # an output of a multi-output op that got none
+                return
             grad = grad.detach().clone()
             grads[name] = grads[name] + grad if name in grads else grad
 

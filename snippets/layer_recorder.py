@@ -13,17 +13,24 @@ Copy this file into your project; it needs only torch.
 All hooks, on the modules and on their outputs, come off when the ``with``
 block ends, also when it raises.
 
-Activation checkpointing (``torch.utils.checkpoint`` with
-``use_reentrant=False``, as Hugging Face's ``gradient_checkpointing_enable``
-uses) runs a layer again during ``backward()``; that rerun is not recorded
-twice. Reentrant checkpointing and a model already compiled with
-``torch.compile`` cannot be recorded; both raise an error that says so.
+Activation checkpointing (``torch.utils.checkpoint``, reentrant or not, as
+in Hugging Face's ``gradient_checkpointing_enable()``) runs a layer again
+during ``backward()``; that rerun is not recorded twice. ``torch.compile``
+runs a model as its code was first compiled, without hooks added later:
+``record_layers`` refuses a compiled model and a layer inside a compiled
+module, and raises when the block ends if none of the layers ran, as when
+the block ran ``torch.compile(model)`` instead of ``model``.
 
 A plain ``backward()`` also writes every parameter's ``.grad``. In the
 middle of a training step (between micro-batches of gradient accumulation,
-or on one DDP process only), give the input ``requires_grad`` and run
-``backward(inputs=[input])`` instead: the layers' gradients are recorded
-all the same, and the parameters' ``.grad`` stay as training left them.
+or on one DDP process only), run ``backward(inputs=rec.outputs)`` instead:
+the layers' gradients are recorded all the same, and the parameters'
+``.grad`` stay as training left them. torch refuses ``inputs=`` through a
+reentrant checkpoint; Hugging Face models do not checkpoint in ``eval()``.
+On one DDP process only, record and run ``ddp.module``, in ``eval()``, not
+the DDP wrapper: in training, a forward pass through the wrapper
+broadcasts the model's buffers (BatchNorm's) from rank 0 and waits for the
+other processes.
 """
 
 from __future__ import annotations
@@ -56,7 +63,9 @@ class LayerRecording:
     ``activations[name]``: the layer's output (a detached copy);
     ``gradients[name]``: the gradient of the backward pass's output with
     respect to that layer output (filled by ``backward()`` in the block;
-    under ``torch.amp.GradScaler``, multiplied by the scale).
+    under ``torch.amp.GradScaler``, multiplied by the scale);
+    ``outputs``: the layer outputs themselves, graph and all, for
+    ``backward(inputs=rec.outputs)`` in the block; emptied when it ends.
     """
 
     def __init__(self, layers: list[str]) -> None:
@@ -66,6 +75,7 @@ class LayerRecording:
             "gradient (call backward() inside the with-block, on an output "
             "that depends on this layer, with grad enabled)"
         )
+        self.outputs: list[torch.Tensor] = []
 
 
 def _resolve(
@@ -110,21 +120,29 @@ def _in_backward() -> bool:
     return torch._C._current_graph_task_id() != -1
 
 
-def _refuse_compiled(model: nn.Module) -> None:
-    """A compiled model does not call hooks added after its first call."""
-    if hasattr(model, "_orig_mod"):
-        raise TypeError(
-            "record_layers: model was compiled with torch.compile, which "
-            "does not call hooks added after its first call; record on "
-            "model._orig_mod, the uncompiled module that shares its "
-            "parameters"
-        )
-    if getattr(model, "_compiled_call_impl", None) is not None:
-        raise TypeError(
-            "record_layers: model was compiled in place (model.compile()), "
-            "which does not call hooks added after its first call; record "
-            "on an uncompiled copy (copy.deepcopy before compiling)"
-        )
+def _refuse_compiled(model: nn.Module, name: str) -> None:
+    """torch.compile does not call hooks added after it compiled a module:
+    refuse the layer if it, or a module it is inside, was compiled."""
+    parts = name.split(".") if name else []
+    for depth in range(len(parts) + 1):
+        owner = ".".join(parts[:depth])
+        module = model.get_submodule(owner)
+        where = repr(owner) if owner else "model"
+        if getattr(module, "_compiled_call_impl", None) is not None:
+            raise TypeError(
+                f"record_layers: {where} was compiled in place (.compile()) "
+                "and runs without hooks added after that; record on an "
+                "uncompiled copy (copy.deepcopy before compiling)"
+            )
+        if hasattr(module, "_orig_mod") and (owner != name or not owner):
+            fix = (f"record {where} itself, whose own hooks run" if owner else
+                   "record on model._orig_mod and run that, the uncompiled "
+                   "module with the same parameters")
+            raise TypeError(
+                f"record_layers: {where} was compiled with torch.compile, "
+                "which runs the modules inside it without hooks added after "
+                f"compiling; {fix}"
+            )
 
 
 @contextmanager
@@ -136,9 +154,9 @@ def record_layers(
     ``layers`` are names from ``model.named_modules()`` ("conv1",
     "features.0"); ``None`` records every layer with no children. Run one
     forward pass and its ``backward()`` inside the block. A layer that runs
-    twice in one forward pass raises RuntimeError rather than silently keep
-    only one of the two calls; the rerun of a layer that non-reentrant
-    checkpointing makes during ``backward()`` is no second call.
+    twice raises RuntimeError rather than silently keep only one of the
+    two calls; the rerun of a checkpointed layer during ``backward()`` is
+    no second call.
 
     >>> import torch
     >>> model = torch.nn.Sequential(torch.nn.Identity(), torch.nn.Tanh())
@@ -148,21 +166,25 @@ def record_layers(
     (tensor([0.]), tensor([1.]))
 
     Raises TypeError or ValueError naming the culprit: a model that is not a
-    Module, a layer the model does not have, a layer given twice, a model
-    compiled with ``torch.compile``; RuntimeError for a layer inside a
-    reentrant checkpoint.
+    Module, a layer the model does not have, a layer given twice, a layer in
+    a model compiled with ``torch.compile``; RuntimeError for a layer that
+    runs twice, or a block in which no layer ran.
     """
-    _refuse_compiled(model)
+    if isinstance(model, nn.Module):
+        _refuse_compiled(model, "")
     modules = _resolve(model, layers)
+    for name in modules:
+        _refuse_compiled(model, name)
     recording = LayerRecording(list(modules))
     handles = []
     hooked: set[str] = set()  # layers whose output got a gradient hook
 
-    def gradient_saver(name: str) -> Callable[[torch.Tensor], None]:
+    def keep_gradient(name: str, output: torch.Tensor) -> None:
         def hook(grad: torch.Tensor) -> None:
             recording.gradients[name] = grad.detach().clone()
 
-        return hook
+        handles.append(output.register_hook(hook))
+        hooked.add(name)
 
     def forward_hook(name: str) -> Callable[[nn.Module, tuple, object], None]:
         def hook(module: nn.Module, inputs: tuple, output: object) -> None:
@@ -172,26 +194,26 @@ def record_layers(
                     f"{type(output).__name__}, not a tensor; record one of "
                     "its submodules instead"
                 )
-            if name in recording.activations:
-                if _in_backward() and name in hooked:
-                    return  # checkpointing recomputes the layer: seen already
-                if _in_backward():
-                    raise RuntimeError(
-                        f"record_layers: layer {name!r} is inside a "
-                        "reentrant checkpoint (use_reentrant=True), whose "
-                        "first forward pass records no graph, so no "
-                        "gradient reaches it; checkpoint with "
-                        "use_reentrant=False, or record outside the segment"
-                    )
+            if name not in recording.activations:
+                # A copy: a later in-place op (ReLU(inplace=True)) would
+                # change it.
+                recording.activations[name] = output.detach().clone()
+                if output.requires_grad:
+                    keep_gradient(name, output)
+                    recording.outputs.append(output)
+            elif not _in_backward():
                 raise RuntimeError(
-                    f"record_layers: layer {name!r} ran twice in one block; "
-                    "use one block per forward pass"
+                    f"record_layers: layer {name!r} ran twice in one block, "
+                    "and a recording keeps one output per layer; if the "
+                    "model calls it twice in one forward pass, record "
+                    "layers that run once; if the model ran twice, use one "
+                    "block per forward pass"
                 )
-            # A copy: a later in-place op (ReLU(inplace=True)) would change it.
-            recording.activations[name] = output.detach().clone()
-            if output.requires_grad:
-                handles.append(output.register_hook(gradient_saver(name)))
-                hooked.add(name)
+            elif name not in hooked and output.requires_grad:
+                # Checkpointing recomputes the layer in backward(). A
+                # reentrant checkpoint ran it without grad the first time:
+                # the gradient reaches this recomputed output only.
+                keep_gradient(name, output)
 
         return hook
 
@@ -202,3 +224,10 @@ def record_layers(
     finally:
         for handle in handles:
             handle.remove()
+        recording.outputs.clear()
+    if not recording.activations:
+        raise RuntimeError(
+            "record_layers: none of the layers ran in the with-block; run "
+            "the model there. torch.compile(model) runs the model without "
+            "hooks added after compiling: run model itself"
+        )

@@ -7,6 +7,13 @@ Copy this file into your project; it needs only torch.
     >>> u = x * 2
     >>> named_grad((u * u).sum(), {"x": x, "u": u})
     {'x': tensor([24.]), 'u': tensor([12.])}
+
+Like ``torch.autograd.grad``, it writes no parameter's ``.grad``, so it can
+run in the middle of a training step. torch refuses it through a reentrant
+checkpoint; Hugging Face models do not checkpoint in ``eval()``. On one DDP
+process only, run ``ddp.module``, in ``eval()``, not the DDP wrapper: in
+training, a forward pass through the wrapper broadcasts the model's buffers
+(BatchNorm's) from rank 0 and waits for the other processes.
 """
 
 from __future__ import annotations
@@ -16,6 +23,19 @@ from collections.abc import Iterable, Mapping
 import torch
 
 __all__ = ["named_grad"]
+
+
+def _one_of_a_region(tensor: torch.Tensor) -> bool:
+    """Whether torch.compile or a reentrant checkpoint returned the tensor
+    with others, as one autograd node: its uses inside the region are then
+    not in the graph. (torch has no public count of a node's outputs.)"""
+    node = tensor.grad_fn
+    regions = ("CompiledFunctionBackward", "CheckpointFunctionBackward")
+    return (
+        node is not None
+        and node.name() in regions
+        and len(getattr(node, "_input_metadata", ())) > 1
+    )
 
 
 def _named(
@@ -49,8 +69,17 @@ def _named(
         if not tensor.requires_grad:
             raise ValueError(
                 f"named_grad: tensor {name!r} does not require grad "
-                "(requires_grad=False); call .requires_grad_() or compute it "
-                "from a tensor that requires grad"
+                "(requires_grad=False); call .requires_grad_() on a leaf, or "
+                "compute it with grad enabled from one that does (not under "
+                "torch.no_grad(), nor in a reentrant checkpoint's first pass)"
+            )
+        if _one_of_a_region(tensor):
+            raise ValueError(
+                f"named_grad: tensor {name!r} was returned with others by "
+                "a torch.compile'd region or a reentrant checkpoint, one "
+                "node for autograd, so its gradient would leave out its uses "
+                "inside the region; take it in the uncompiled model, or "
+                "checkpoint with use_reentrant=False"
             )
     if not pairs:
         raise ValueError("named_grad: no inputs given, e.g. {'x': x}")

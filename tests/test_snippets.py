@@ -7,14 +7,20 @@ import it, and must depend on nothing but torch and the standard library.
 from __future__ import annotations
 
 import ast
+import datetime
 import doctest
 import importlib.util
 import re
+import socket
 import sys
+import time
 from collections import OrderedDict
+from functools import partial
 
 import pytest
 import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
 import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
@@ -214,7 +220,8 @@ def test_capture_grads_rejects_a_tensor_that_does_not_require_grad():
             pass
     assert str(raised.value) == (
         "capture_grads: tensor 'u' does not require grad (requires_grad=False); "
-        "call .requires_grad_() or compute it from a tensor that requires grad"
+        "call .requires_grad_() on a leaf, or compute it with grad enabled from one that does "
+        "(not under torch.no_grad(), nor in a reentrant checkpoint's first pass)"
     )
     assert _hook_count(v) == 0, "nothing is registered when the input is bad"
 
@@ -407,24 +414,46 @@ def test_record_layers_under_non_reentrant_checkpointing_records_the_forward_pas
         assert torch.equal(rec.gradients[name], plain.gradients[name]), name
 
 
-def test_record_layers_names_reentrant_checkpointing_and_its_fix():
+def test_record_layers_under_reentrant_checkpointing_records_what_plain_backward_does():
+    # The first pass of a reentrant segment runs without grad; the gradient reaches
+    # the output recomputed in backward(), which record_layers hooks instead.
     model = _CheckpointedBlocks(use_reentrant=True)
-    with pytest.raises(RuntimeError, match=r"'blocks\.1\.1' is inside a reentrant checkpoint .*use_reentrant=False"):
-        with record_layers(model, ["blocks.1.1"]):
-            model(INPUTS.clone().requires_grad_()).sum().backward()
+    x = INPUTS.clone().requires_grad_()
+    layers = ["blocks.0", "blocks.0.0", "blocks.1.1"]
+    model.checkpointing = False
+    with record_layers(model, layers) as plain:
+        model(x).sum().backward()
+    model.checkpointing = True
+    with record_layers(model, layers) as rec:
+        model(x).sum().backward()
+    for name in layers:
+        assert torch.equal(rec.activations[name], plain.activations[name]), name
+        assert torch.equal(rec.gradients[name], plain.gradients[name]), name
     assert _all_module_hooks(model) == 0
+
+
+def test_record_layers_under_non_reentrant_checkpointing_a_layer_whose_output_needs_no_grad():
+    # A segment that starts with a layer on data that needs no grad (a frozen stem,
+    # frozen embeddings): its recomputation in backward() is no second call.
+    torch.manual_seed(0)
+    body = nn.Sequential(nn.ReLU(), nn.Linear(4, 3))
+    with record_layers(body, ["0", "1"]) as rec:
+        checkpoint(body, INPUTS, use_reentrant=False).sum().backward()
+    assert torch.equal(rec.activations["0"], INPUTS.relu())
+    assert torch.equal(rec.gradients["1"], torch.ones(1, 3))
+    assert "0" not in rec.gradients, "no gradient reaches data that needs none"
 
 
 def test_record_layers_refuses_a_compiled_model_and_names_the_module_to_record():
     model = _seeded_model()
     compiled = torch.compile(model, backend="aot_eager")
     compiled(INPUTS)
-    with pytest.raises(TypeError, match=r"compiled with torch\.compile.*model\._orig_mod"):
+    with pytest.raises(TypeError, match=r"compiled with torch\.compile.*model\._orig_mod and run that"):
         with record_layers(compiled, ["fc1"]):
             pass
     in_place = _seeded_model()
     in_place.compile(backend="aot_eager")
-    with pytest.raises(TypeError, match=r"compiled in place \(model\.compile\(\)\)"):
+    with pytest.raises(TypeError, match=r"^record_layers: model was compiled in place \(\.compile\(\)\)"):
         with record_layers(in_place, ["fc1"]):
             pass
     with record_layers(compiled._orig_mod, ["fc1"]) as rec:
@@ -568,3 +597,392 @@ def test_named_grad_rejects_an_output_that_does_not_require_grad():
         named_grad(out, {"x": x})
     with pytest.raises(TypeError, match="output must be a torch.Tensor, got float"):
         named_grad(1.0, {"x": x})
+
+
+# --- the settings a pasted helper meets in real training ---------------------
+#
+# Each helper either works in each setting below or refuses with an error that
+# names the cause and the fix: DDP on 2 gloo processes with a model that has
+# buffers, reentrant and non-reentrant checkpointing (Hugging Face's kind
+# included), torch.compile, and a module called twice in one forward pass.
+
+
+def _one_tensor_each(explain_helper, hidden: torch.Tensor, score: torch.Tensor, inputs: bool):
+    """The gradient of score with respect to hidden, through capture_grads or named_grad."""
+    if explain_helper is named_grad:
+        return named_grad(score, {"hidden": hidden})["hidden"]
+    with capture_grads(hidden=hidden) as grads:
+        score.backward(inputs=[hidden] if inputs else None)
+    return grads["hidden"]
+
+
+# DDP: the explainer runs on rank 0 only, between backward() and step()
+
+
+def _bn_model() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Linear(16, 2))
+
+
+def _explain_on_rank_0(helper: str, module: nn.Module, sample: torch.Tensor) -> torch.Tensor:
+    """What the docstrings advise on one DDP process: ddp.module, in eval(), inputs=."""
+    module.eval()
+    try:
+        if helper == "record_layers":
+            with record_layers(module, ["2"]) as rec:
+                module(sample)[0, 0].backward(inputs=rec.outputs)
+            return rec.gradients["2"]
+        hidden = module[:3](sample)
+        score = module[3](hidden)[0, 0]
+        return _one_tensor_each(capture_grads if helper == "capture_grads" else named_grad,
+                                hidden, score, inputs=True)
+    finally:
+        module.train()
+
+
+def _train_two_steps(rank: int, helper: str) -> dict[str, bool]:
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    model = _bn_model()
+    ddp = DDP(model)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    torch.manual_seed(rank)  # each rank has its own data
+    checks: dict[str, bool] = {}
+    for _ in range(2):
+        optimizer.zero_grad()
+        batch = torch.randn(4, 8)
+        # During the training step, on both ranks, through the wrapper.
+        if helper == "record_layers":
+            with record_layers(ddp, ["module.2"]) as during:
+                ddp(batch).pow(2).mean().backward()
+            checks["recorded during training"] = during.gradients["module.2"].shape == (4, 16)
+        else:
+            out = ddp(batch)
+            loss = out.pow(2).mean()
+            if helper == "capture_grads":
+                with capture_grads(out=out) as grads:
+                    loss.backward()
+                expected = grads["out"]
+            else:
+                expected = named_grad(loss, {"out": out}, retain_graph=True)["out"]
+                loss.backward()
+            checks["recorded during training"] = torch.allclose(expected, out.detach() / 4)
+        if rank == 0:  # only rank 0 explains, as a logging callback would
+            training_grads = [p.grad.clone() for p in model.parameters()]
+            statistics = [b.clone() for b in model.buffers()]
+            explanation = _explain_on_rank_0(helper, model, torch.randn(1, 8))
+            checks["explanation right"] = torch.allclose(explanation, model[3].weight[:1].detach())
+            checks[".grad untouched"] = all(
+                torch.equal(p.grad, g) for p, g in zip(model.parameters(), training_grads, strict=True)
+            )
+            checks["running statistics untouched"] = all(
+                torch.equal(b, s) for b, s in zip(model.buffers(), statistics, strict=True)
+            )
+            checks["training mode restored"] = model.training
+        optimizer.step()
+    weights = torch.cat([p.detach().flatten() for p in model.parameters()])
+    both = [torch.empty_like(weights) for _ in range(2)]
+    dist.all_gather(both, weights)
+    checks["same weights on both ranks"] = torch.allclose(both[0], both[1])
+    return checks
+
+
+def _gloo_worker(rank: int, port: int, helper: str, results) -> None:
+    torch.set_num_threads(1)  # a forked process can hang in its parent's parallel CPU kernels
+    try:
+        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                                world_size=2, timeout=datetime.timedelta(seconds=30))
+        results.put((rank, _train_two_steps(rank, helper)))
+        dist.destroy_process_group()
+    except Exception as error:  # reported to the parent, which fails the test
+        results.put((rank, f"{type(error).__name__}: {error}"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("helper", ["capture_grads", "record_layers", "named_grad"])
+def test_helper_under_ddp_with_batchnorm_buffers_explaining_on_one_rank(helper):
+    results = mp.get_context("fork").SimpleQueue()
+    context = mp.start_processes(_gloo_worker, args=(_free_port(), helper, results),
+                                 nprocs=2, start_method="fork", join=False)
+    deadline = time.monotonic() + 120
+    while not context.join(timeout=1):
+        if time.monotonic() > deadline:
+            for process in context.processes:
+                process.kill()
+            pytest.fail("the 2 gloo processes still run after 120 s: a collective on one rank only")
+    reports = dict(results.get() for _ in range(2))
+    for rank in (0, 1):
+        assert isinstance(reports[rank], dict), f"rank {rank}: {reports[rank]}"
+        assert all(reports[rank].values()), f"rank {rank}: {reports[rank]}"
+    assert len(reports[0]) == 6 and len(reports[1]) == 2, reports
+
+
+# Checkpointing, torch's own and Hugging Face's
+
+
+def _checkpointed_linear_output(use_reentrant: bool, checkpointing: bool = True):
+    """The output of blocks[0]'s Linear, inside the segment, as a forward hook keeps it,
+    the input, and the model's sum."""
+    model = _CheckpointedBlocks(use_reentrant)
+    model.checkpointing = checkpointing
+    kept = []
+    model.blocks[0][0].register_forward_hook(lambda module, args, output: kept.append(output))
+    x = INPUTS.clone().requires_grad_()
+    return kept, x, model(x).sum()
+
+
+@pytest.mark.parametrize("explain_helper", [capture_grads, named_grad], ids=lambda f: f.__name__)
+def test_capture_grads_and_named_grad_under_non_reentrant_checkpointing(explain_helper):
+    kept, x, total = _checkpointed_linear_output(use_reentrant=False, checkpointing=False)
+    plain = torch.autograd.grad(total, kept[0])[0]
+    kept, x, total = _checkpointed_linear_output(use_reentrant=False)
+    assert torch.equal(_one_tensor_each(explain_helper, kept[0], total, inputs=True), plain)
+
+
+@pytest.mark.parametrize("explain_helper", [capture_grads, named_grad], ids=lambda f: f.__name__)
+def test_capture_grads_and_named_grad_under_reentrant_checkpointing(explain_helper):
+    name = explain_helper.__name__
+    kept, x, total = _checkpointed_linear_output(use_reentrant=True)
+    # a tensor made in the segment's first pass, which runs without grad
+    with pytest.raises(ValueError, match=rf"^{name}: tensor 'hidden' does not require grad.*reentrant checkpoint"):
+        _one_tensor_each(explain_helper, kept[0], total, inputs=True)
+    # the input, outside the segment: torch refuses inputs= and grad() there, naming the fix
+    with pytest.raises(RuntimeError, match=r"^When use_reentrant=True, .*set use_reentrant=False"):
+        _one_tensor_each(explain_helper, x, total, inputs=True)
+    if explain_helper is capture_grads:  # a plain backward() works
+        kept, x, total = _checkpointed_linear_output(use_reentrant=True)
+        assert _one_tensor_each(explain_helper, x, total, inputs=False).shape == (1, 4)
+
+
+@pytest.mark.parametrize("explain_helper", [capture_grads, named_grad], ids=lambda f: f.__name__)
+def test_capture_grads_and_named_grad_refuse_tensors_a_reentrant_checkpoint_returns_together(explain_helper):
+    x = INPUTS.clone().requires_grad_()
+    hidden, out = checkpoint(lambda t: (t.tanh(), t.tanh() * 2), x, use_reentrant=True)
+    with pytest.raises(ValueError, match=r"'hidden' was returned with others by .*reentrant checkpoint"):
+        _one_tensor_each(explain_helper, hidden, (out + hidden).sum(), inputs=False)
+
+
+class _HFStyleLayer(nn.Module):
+    """What transformers' GradientCheckpointingLayer.__call__ does (modeling_layers.py,
+    4.57 and 5.0): in training mode only, it checkpoints the whole call, hooks
+    included; gradient_checkpointing_enable() defaults to use_reentrant=True from
+    transformers 4.38 to 4.57 (torch's reentrant default before), False from 5.0."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mlp = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+        self.gradient_checkpointing = False
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return hidden + self.mlp(hidden)
+
+    def __call__(self, *args, **kwargs):
+        if self.gradient_checkpointing and self.training:
+            return checkpoint(partial(super().__call__, **kwargs), *args, use_reentrant=True)
+        return super().__call__(*args, **kwargs)
+
+
+class _HFStyleModel(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.embed = nn.Embedding(10, 4)
+        self.layers = nn.ModuleList(_HFStyleLayer() for _ in range(2))
+        self.head = nn.Linear(4, 3)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        hidden = self.embed(ids)
+        for layer in self.layers:
+            hidden = layer(hidden)
+        return self.head(hidden[:, -1])
+
+    def gradient_checkpointing_enable(self) -> None:
+        for layer in self.layers:
+            layer.gradient_checkpointing = True
+
+
+IDS = torch.tensor([[1, 4, 2, 7]])  # token ids: no gradient of their own
+HF_LAYERS = ["embed", "layers.0", "layers.0.mlp.1", "layers.1"]
+
+
+def test_record_layers_under_hugging_face_style_reentrant_checkpointing():
+    model = _HFStyleModel()
+    with record_layers(model, HF_LAYERS) as plain:
+        model(IDS)[0, 1].backward()
+    model.zero_grad()
+    model.gradient_checkpointing_enable()
+    with record_layers(model, HF_LAYERS) as rec:
+        model(IDS)[0, 1].backward()
+    for name in HF_LAYERS:
+        assert torch.equal(rec.activations[name], plain.activations[name]), name
+        assert torch.equal(rec.gradients[name], plain.gradients[name]), name
+
+
+def test_record_layers_mid_training_explainer_under_hugging_face_style_checkpointing():
+    model = _HFStyleModel()
+    with record_layers(model, HF_LAYERS) as plain:
+        model(IDS)[0, 1].backward()
+    model.zero_grad()
+    model.gradient_checkpointing_enable()
+    # training mode: torch refuses inputs= through the reentrant checkpoint, naming the fix
+    with pytest.raises(RuntimeError, match=r"^When use_reentrant=True, .*set use_reentrant=False"):
+        with record_layers(model, HF_LAYERS) as rec:
+            model(IDS)[0, 1].backward(inputs=rec.outputs)
+    # eval(): the layers do not checkpoint; token ids in, no parameter's .grad written
+    model.eval()
+    with record_layers(model, HF_LAYERS) as rec:
+        model(IDS)[0, 1].backward(inputs=rec.outputs)
+    assert all(p.grad is None for p in model.parameters())
+    assert rec.outputs == [], "the graph is let go when the block ends"
+    for name in HF_LAYERS:
+        assert torch.equal(rec.gradients[name], plain.gradients[name]), name
+
+
+@pytest.mark.parametrize("explain_helper", [capture_grads, named_grad], ids=lambda f: f.__name__)
+def test_capture_grads_and_named_grad_under_hugging_face_style_checkpointing(explain_helper):
+    model = _HFStyleModel()
+
+    def hidden_and_score():
+        hidden = model.layers[0](model.embed(IDS))  # a checkpoint's single output in training
+        return hidden, model.head(model.layers[1](hidden)[:, -1])[0, 1]
+
+    reference = torch.autograd.grad(*reversed(hidden_and_score()))[0]
+    model.gradient_checkpointing_enable()
+    with pytest.raises(RuntimeError, match=r"^When use_reentrant=True, .*set use_reentrant=False"):
+        _one_tensor_each(explain_helper, *hidden_and_score(), inputs=True)
+    if explain_helper is capture_grads:  # a plain backward() works in training mode
+        assert torch.equal(_one_tensor_each(explain_helper, *hidden_and_score(), inputs=False), reference)
+        model.zero_grad()
+    model.eval()
+    assert torch.equal(_one_tensor_each(explain_helper, *hidden_and_score(), inputs=True), reference)
+    assert all(p.grad is None for p in model.parameters())
+
+
+# torch.compile
+
+
+def test_record_layers_refuses_a_block_in_which_the_compiled_wrapper_ran_instead():
+    model = _seeded_model()
+    compiled = torch.compile(model, backend="aot_eager")
+    compiled(INPUTS)  # compiled before the hooks exist: it will not call them
+    with pytest.raises(RuntimeError, match=r"none of the layers ran .*torch\.compile\(model\).*run model itself"):
+        with record_layers(model, ["fc1", "relu"]):
+            compiled(INPUTS).sum().backward()
+    assert _all_module_hooks(model) == 0
+    with record_layers(model, ["fc1", "relu"]) as rec:  # the fix
+        model(INPUTS).sum().backward()
+    assert rec.gradients["relu"].shape == (1, 3)
+
+
+def test_record_layers_refuses_a_layer_inside_a_compiled_submodule():
+    torch.manual_seed(0)
+    model = nn.Sequential(OrderedDict(block=nn.Sequential(nn.Linear(4, 3), nn.ReLU()), out=nn.Linear(3, 1)))
+    model.block = torch.compile(model.block, backend="aot_eager")
+    model(INPUTS)
+    with pytest.raises(TypeError, match=r"^record_layers: 'block' was compiled .*record 'block' itself"):
+        with record_layers(model, ["out", "block._orig_mod.1"]):
+            pass
+    with record_layers(model, ["block", "out"]) as rec:  # the compiled module's own hooks run
+        model(INPUTS).sum().backward()
+    assert torch.equal(rec.gradients["block"], model.out.weight.detach())
+    model.out.compile(backend="aot_eager")
+    with pytest.raises(TypeError, match=r"^record_layers: 'out' was compiled in place"):
+        with record_layers(model, ["out"]):
+            pass
+
+
+class _TwoOutputs(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.a, self.b = nn.Linear(4, 3), nn.Linear(3, 1)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden = torch.tanh(self.a(x))
+        return hidden, self.b(hidden)
+
+
+@pytest.mark.parametrize("explain_helper", [capture_grads, named_grad], ids=lambda f: f.__name__)
+def test_capture_grads_and_named_grad_on_a_compiled_model(explain_helper):
+    model = _TwoOutputs()
+    compiled = torch.compile(model, backend="aot_eager")
+    x = INPUTS.clone().requires_grad_()
+    hidden, out = model(x)
+    reference = torch.autograd.grad(out.sum() + hidden.sum(), [x, out])
+    hidden, out = compiled(x)
+    assert hidden.grad_fn.name() == "CompiledFunctionBackward", "the check needs a compiled region"
+    # its input and an output used after it: right
+    assert torch.allclose(_one_tensor_each(explain_helper, x, out.sum() + hidden.sum(), inputs=True), reference[0])
+    hidden, out = compiled(x)
+    # an output the region also used inside: refused, not a part of its gradient
+    with pytest.raises(ValueError, match=r"'hidden' was returned with others by a torch\.compile'd region"):
+        _one_tensor_each(explain_helper, hidden, out.sum() + hidden.sum(), inputs=False)
+
+
+# A module called twice in one forward pass
+
+
+class _SharedTwice(nn.Module):
+    """One module used in two places, as torchvision's ResNet blocks reuse self.relu."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.shared, self.out = nn.Linear(4, 4), nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.shared(torch.tanh(self.shared(x))))
+
+
+def test_record_layers_refuses_a_module_called_twice_in_one_forward_pass():
+    model = _SharedTwice()
+    for layers in (["shared"], None):
+        with pytest.raises(RuntimeError, match=r"'shared' ran twice in one block.*calls it twice in one forward pass"):
+            with record_layers(model, layers):
+                model(INPUTS)
+    with record_layers(model, ["out"]) as rec:  # a layer that runs once
+        model(INPUTS).sum().backward()
+    assert torch.equal(rec.gradients["out"], torch.ones(1, 1))
+
+
+@pytest.mark.parametrize("explain_helper", [capture_grads, named_grad], ids=lambda f: f.__name__)
+def test_capture_grads_and_named_grad_on_a_module_called_twice(explain_helper):
+    model = _SharedTwice()
+    calls = []
+    model.shared.register_forward_hook(lambda module, args, output: calls.append(output))
+    total = model(INPUTS).sum()
+    first, second = calls
+    expected_second = model.out.weight.detach()
+    expected_first = (expected_second @ model.shared.weight.detach()) * (1 - torch.tanh(first.detach()) ** 2)
+    assert torch.allclose(_one_tensor_each(explain_helper, second, total, inputs=True), expected_second)
+    total = model(INPUTS).sum()
+    assert torch.allclose(_one_tensor_each(explain_helper, calls[2], total, inputs=True), expected_first)
+
+
+def test_capture_grads_an_output_of_a_multi_output_op_that_gets_no_gradient():
+    # backward() calls the hook with None there; no gradient reached it.
+    x = torch.ones(4, requires_grad=True)
+    first, second = (x * 2).split(2)
+    with capture_grads(first=first, second=second) as grads:
+        second.sum().backward()
+    assert torch.equal(grads["second"], torch.ones(2))
+    with pytest.raises(KeyError, match="no gradient reached 'first'"):
+        grads["first"]
+
+
+def test_record_layers_outputs_serve_backward_inputs_and_leave_parameters_alone():
+    model = _seeded_model()
+    with record_layers(model, ["fc1", "relu"]) as plain:
+        model(INPUTS).sum().backward()
+    model.zero_grad(set_to_none=True)
+    with record_layers(model, ["fc1", "relu"]) as rec:
+        model(INPUTS).sum().backward(inputs=rec.outputs)
+        assert len(rec.outputs) == 2
+    assert rec.outputs == [] and all(p.grad is None for p in model.parameters())
+    for name in ("fc1", "relu"):
+        assert torch.equal(rec.gradients[name], plain.gradients[name]), name
