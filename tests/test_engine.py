@@ -165,6 +165,19 @@ def test_warnings_follow_the_console_default_filters(tmp_path):
     assert _warned(tmp_path, library) == ""
 
 
+def test_a_warning_from_the_same_place_shows_once_per_session_as_in_a_console(tmp_path):
+    # A library function that warns from one place: a reader's session shows it the first time only.
+    library = _page(tmp_path, _python("import json, warnings\n"
+                                      "exec(compile('def old():\\n    warnings.warn(\"old API\", FutureWarning)', "
+                                      "'lib.py', 'exec'), vars(json))\njson.old()"),
+                    _python("json.old()"), name="library.md")
+    assert [run.warnings for run in execute(parse(library))] == ["FutureWarning: old API\n", ""]
+    # The reader's own code warning from two different lines shows twice.
+    own = _page(tmp_path, _python("import warnings\nwarnings.warn('mine')"), _python("warnings.warn('mine')"),
+                name="own.md")
+    assert [run.warnings for run in execute(parse(own))] == ["UserWarning: mine\n"] * 2
+
+
 def test_a_malformed_warnings_marker_is_a_page_format_error(tmp_path):
     from sitepages import PageFormatError
 

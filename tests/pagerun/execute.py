@@ -25,8 +25,8 @@ switched to "always" here: a page that shows one says how (``torch.set_warn_alwa
 as a reader who wants to see it again must.
 
 In either mode the warnings a block raises are caught, under Python's own
-default filters (what a reader's console shows: each warning once per place,
-a DeprecationWarning only from the reader's own code), and recorded as one
+default filters (what a reader's console shows: each warning once per place
+in the session, a DeprecationWarning only from the reader's own code), and recorded as one
 ``Category: message`` line each, which the page shows in a block of its own
 and the suite asserts like any output. A warning the page does not show fails
 the block, as a wrong output does. Build noise is normalised: torch ends some
@@ -50,6 +50,7 @@ import sys
 import traceback
 import types
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +78,23 @@ def _console_filters() -> None:
 
 def without_build_noise(message: str) -> str:
     return _BUILD_NOISE.sub("", message)
+
+
+# Per session, the places (file, line, category, message) a warning was already shown from: Python's
+# "default" action shows a warning once per place for the whole session, but catching each block's
+# warnings (catch_warnings) resets that memory, so the engine keeps it across the blocks itself.
+_SHOWN: weakref.WeakKeyDictionary[types.ModuleType, set] = weakref.WeakKeyDictionary()
+
+
+def _first_time(session: types.ModuleType, caught: list[warnings.WarningMessage]) -> list[warnings.WarningMessage]:
+    shown = _SHOWN.setdefault(session, set())
+    fresh = []
+    for w in caught:
+        place = (w.filename, w.lineno, w.category, str(w.message))
+        if place not in shown:
+            shown.add(place)
+            fresh.append(w)
+    return fresh
 
 
 def warning_lines(caught: list[warnings.WarningMessage]) -> str:
@@ -279,6 +297,7 @@ def execute(
                     exec(block.compiled(), namespace)
             except BaseException as error:  # noqa: BLE001 - report anything, even SystemExit
                 run.traceback = _page_traceback(error)
+        caught = _first_time(session, caught)
         run.stdout, run.stderr, run.warnings = captured.stdout, captured.stderr, warning_lines(caught)
         run.build_noise_dropped = any(_BUILD_NOISE.search(str(w.message)) for w in caught)
         if isolated:
