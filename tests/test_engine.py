@@ -178,6 +178,36 @@ def test_a_warning_from_the_same_place_shows_once_per_session_as_in_a_console(tm
     assert [run.warnings for run in execute(parse(own))] == ["UserWarning: mine\n"] * 2
 
 
+def test_a_warning_torch_gives_once_per_process_shows_on_every_page(tmp_path):
+    # torch warns once per process about create_graph=True with a tensor's .grad (a reference cycle).
+    code = ("import torch\nx = torch.ones(1, requires_grad=True)\n(x * x).sum().backward(create_graph=True)\n"
+            "x.grad = None")
+    first, second = (_warned(tmp_path, code) for _ in range(2))
+    assert first == second and first.startswith("UserWarning: Using backward() with create_graph=True")
+
+
+def test_a_process_a_block_forks_gives_a_once_per_process_warning_once(tmp_path):
+    # A forked child is a new process of the reader's session: torch's setting there is the one the
+    # block found (off), so two steps that each raise a once-per-process warning warn once.
+    code = ("import torch, multiprocessing, warnings\n"
+            "def child(queue):\n"
+            "    with warnings.catch_warnings(record=True) as caught:\n"
+            "        warnings.simplefilter('always')\n"
+            "        for _ in range(2):\n"
+            "            x = torch.ones(1, requires_grad=True)\n"
+            "            (x * x).sum().backward(create_graph=True)\n"
+            "            x.grad = None\n"
+            "    queue.put((torch.is_warn_always_enabled(), len(caught)))\n"
+            "context = multiprocessing.get_context('fork')\n"
+            "queue = context.SimpleQueue()\n"
+            "process = context.Process(target=child, args=(queue,))\n"
+            "process.start()\n"
+            "process.join()\n"
+            "print(queue.get(), torch.is_warn_always_enabled())")
+    [run] = execute(parse(_page(tmp_path, _python(code))))
+    assert run.traceback is None and run.stdout == "(False, 1) True\n", (run.stdout, run.traceback)
+
+
 def test_a_malformed_warnings_marker_is_a_page_format_error(tmp_path):
     from sitepages import PageFormatError
 

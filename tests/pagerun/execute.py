@@ -20,9 +20,15 @@ the reader's session:
 between blocks. The fresh-interpreter replays (``tests.pagerun.fresh``) and the
 figure renderers use it.
 
-A warning torch gives once per process (``TORCH_WARN_ONCE``) is not
-switched to "always" here: a page that shows one says how (``torch.set_warn_always``),
-as a reader who wants to see it again must.
+A warning torch gives once per process (``TORCH_WARN_ONCE``) would show on
+whichever page of a worker happened to run first, so isolated blocks run with
+``torch.set_warn_always(True)``: such a warning shows on every page that
+raises it, as it does in the reader's fresh session. A page that raised it
+twice would show it twice here and once to the reader; the fresh-interpreter
+replays, which do not switch it on, catch that difference. A process a block
+forks (``multiprocessing`` with ``fork``) starts with the setting the block found,
+as a child of the reader's session does: its warnings go to its own stderr, which
+the page may capture and print, so its once-per-process warnings must stay once.
 
 In either mode the warnings a block raises are caught, under Python's own
 default filters (what a reader's console shows: each warning once per place
@@ -45,6 +51,7 @@ import contextlib
 import difflib
 import functools
 import io
+import os
 import re
 import sys
 import traceback
@@ -237,6 +244,34 @@ def new_session() -> types.ModuleType:
     return session
 
 
+# While an isolated block runs: the warn-always setting it found, which a process it forks gets back.
+_warn_always_found: list[bool] = []
+
+
+def _in_forked_child() -> None:
+    if _warn_always_found:
+        torch.set_warn_always(_warn_always_found[-1])
+        _warn_always_found.clear()
+
+
+@functools.cache
+def _restore_warn_always_in_forked_children() -> None:
+    os.register_at_fork(after_in_child=_in_forked_child)
+
+
+@contextlib.contextmanager
+def _warn_always() -> Iterator[None]:
+    _restore_warn_always_in_forked_children()
+    previous = torch.is_warn_always_enabled()
+    _warn_always_found.append(previous)
+    torch.set_warn_always(True)
+    try:
+        yield
+    finally:
+        torch.set_warn_always(previous)
+        _warn_always_found.pop()
+
+
 @contextlib.contextmanager
 def _as_main(session: types.ModuleType) -> Iterator[None]:
     """While a block runs, the session is sys.modules["__main__"], as in a reader's interpreter."""
@@ -280,6 +315,8 @@ def execute(
         with contextlib.ExitStack() as stack:
             caught = stack.enter_context(warnings.catch_warnings(record=True))
             _console_filters()
+            if isolated:
+                stack.enter_context(_warn_always())
             captured = stack.enter_context(capture())
             stack.enter_context(_as_main(session))
             try:
