@@ -399,10 +399,9 @@ class _CheckpointedBlocks(nn.Module):
         return x
 
 
-def test_record_layers_under_non_reentrant_checkpointing_records_the_forward_pass_once():
-    model = _CheckpointedBlocks(use_reentrant=False)
+def _records_as_without_checkpointing(model: _CheckpointedBlocks, layers: list[str]) -> None:
+    """record_layers gives the same activations and gradients with the model's checkpointing on and off."""
     x = INPUTS.clone().requires_grad_()
-    layers = ["blocks.0.0", "blocks.0.1", "blocks.1.1"]
     model.checkpointing = False
     with record_layers(model, layers) as plain:
         model(x).sum().backward()
@@ -412,23 +411,18 @@ def test_record_layers_under_non_reentrant_checkpointing_records_the_forward_pas
     for name in layers:
         assert torch.equal(rec.activations[name], plain.activations[name]), name
         assert torch.equal(rec.gradients[name], plain.gradients[name]), name
+
+
+def test_record_layers_under_non_reentrant_checkpointing_records_the_forward_pass_once():
+    _records_as_without_checkpointing(_CheckpointedBlocks(use_reentrant=False),
+                                      ["blocks.0.0", "blocks.0.1", "blocks.1.1"])
 
 
 def test_record_layers_under_reentrant_checkpointing_records_what_plain_backward_does():
     # The first pass of a reentrant segment runs without grad; the gradient reaches
     # the output recomputed in backward(), which record_layers hooks instead.
     model = _CheckpointedBlocks(use_reentrant=True)
-    x = INPUTS.clone().requires_grad_()
-    layers = ["blocks.0", "blocks.0.0", "blocks.1.1"]
-    model.checkpointing = False
-    with record_layers(model, layers) as plain:
-        model(x).sum().backward()
-    model.checkpointing = True
-    with record_layers(model, layers) as rec:
-        model(x).sum().backward()
-    for name in layers:
-        assert torch.equal(rec.activations[name], plain.activations[name]), name
-        assert torch.equal(rec.gradients[name], plain.gradients[name]), name
+    _records_as_without_checkpointing(model, ["blocks.0", "blocks.0.0", "blocks.1.1"])
     assert _all_module_hooks(model) == 0
 
 
