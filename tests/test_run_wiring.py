@@ -99,6 +99,9 @@ def wiring(pytester, monkeypatch, tmp_path):
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     monkeypatch.setattr(portability, "Replay", StandInServer)
     monkeypatch.setattr(StandInServer, "started", [])
+    # Only the plugin under test: the inner runs are in-process, and an installed plugin (pytest-benchmark,
+    # say) would warn about xdist or slow every run down.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     write_page(pytester.path / "docs" / "en", python_block("print(1)", "1"), name="scratch.md")
     pytester.makepyfile(test_pages=PORTABILITY_TESTS)
 
