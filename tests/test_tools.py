@@ -108,3 +108,16 @@ def test_tool_imports_and_answers_help_without_doing_anything(name, monkeypatch,
         f"`{COMMAND} {name} --help` should print the tool's usage and do nothing else "
         f"(exit {exit_.value.code}):\n{printed.out}{printed.err}"
     )
+
+
+def test_the_reader_benchmark_lists_its_pages_without_a_browser():
+    """``benchmarks.reader --dry-run`` names every nav page in both languages and the learners' path, and
+    starts no browser: with CHROMIUM pointing nowhere it still answers."""
+    env = {**os.environ, "CHROMIUM": "/nonexistent/chromium"}
+    result = _run("tests.tools", "benchmarks.reader", "--dry-run", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "  /leaf-nodes/ " in result.stdout and "  /zh/leaf-nodes/ " in result.stdout, result.stdout
+    assert "learners' path: " in result.stdout and "nothing measured" in result.stdout, result.stdout
+    unmatched = _run("tests.tools", "benchmarks.reader", "--dry-run", "--pages", "no-such-page*", env=env)
+    assert unmatched.returncode == 2 and "matches no page of mkdocs.yml's nav" in unmatched.stderr, (
+        unmatched.stdout + unmatched.stderr)
