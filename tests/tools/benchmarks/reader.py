@@ -23,9 +23,16 @@ screen (start < 1.0) as a count and share of the pages that show code (at
 least one code block or notebook code cell in their source), and the
 learners' path: the sum of the pages of the nav section titled "Start here"
 if mkdocs.yml has one, otherwise of the reviewed core (CORE below). It
-names the pages it summed. Nothing is timed; the first line still says when
-and where it measured, since a page's height depends on the browser and its
-fonts.
+names the pages it summed.
+
+Nothing is timed, but the first line still says when and where it measured,
+and the next lines name the fonts Chromium drew each language's text with:
+the site uses the system's fonts (mkdocs.yml: `font: false`), so a page's
+height depends on the fonts the machine has. English text falls back to
+whatever Helvetica or Arial resolve to (DejaVu Sans on a bare Debian, which
+is wider than Arial and makes English pages a few percent longer); Chinese
+text, Latin letters included, to Noto Sans CJK. Compare numbers measured with
+the same fonts.
 """
 
 from __future__ import annotations
@@ -119,9 +126,34 @@ def learners_path(entries: list[tuple[str, str]]) -> tuple[str, list[str]]:
     return f'the reviewed core (mkdocs.yml has no "{START_HERE}" section yet)', list(CORE)
 
 
-def measure(site: Path, pages: list[Page]) -> None:
+def rendering_fonts(tab) -> str:
+    """The fonts Chromium drew the first paragraph of the page's text with, most glyphs first: the site uses the
+    system's fonts (theme font: false), so a page's height depends on which the machine has."""
+    session = tab.context.new_cdp_session(tab)
+    try:
+        session.send("DOM.enable")
+        session.send("CSS.enable")
+        document = session.send("DOM.getDocument", {"depth": 0})
+        node = session.send("DOM.querySelector", {"nodeId": document["root"]["nodeId"],
+                                                  "selector": ".md-content .md-typeset p"})["nodeId"]
+        if not node:
+            return "no paragraph found"
+        text = session.send("DOM.describeNode", {"nodeId": node, "depth": 1})["node"].get("children", [])
+        target = next((child["backendNodeId"] for child in text if child["nodeType"] == 3), None)
+        if target is not None:
+            node = session.send("DOM.pushNodesByBackendIdsToFrontend", {"backendNodeIds": [target]})["nodeIds"][0]
+        fonts = session.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    finally:
+        session.detach()
+    return ", ".join(f"{font['familyName']} ({font['glyphCount']} glyphs)"
+                     for font in sorted(fonts, key=lambda font: -font["glyphCount"])) or "none reported"
+
+
+def measure(site: Path, pages: list[Page]) -> dict[str, str]:
+    """Fill in each page's screens and short answer; return the fonts of each language's text (desktop)."""
     from playwright.sync_api import sync_playwright
 
+    fonts: dict[str, str] = {}
     with SiteServer(site) as server, sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for name, viewport in VIEWPORTS.items():
@@ -139,8 +171,11 @@ def measure(site: Path, pages: list[Page]) -> None:
                 page.screens[name] = result["height"] / viewport["height"]
                 if not phone and result["shortAnswer"] is not None:
                     page.short_answer = result["shortAnswer"] / viewport["height"]
+                if not phone and page.language not in fonts:
+                    fonts[page.language] = f"{page.url}: {rendering_fonts(tab)}"
             context.close()
         browser.close()
+    return fonts
 
 
 def short_answer_at(page: Page) -> str:
@@ -226,7 +261,9 @@ def main() -> int:
         site = args.site or Path(tmp) / "site"
         if not args.site:
             build_site(site)
-        measure(site, pages)
+        fonts = measure(site, pages)
+    for language, used in fonts.items():
+        print(f"text font ({language}), first paragraph of {used}")
     report(pages, path_source, path_pages, selected_all=len(chosen) == len(entries))
     print(f"load average at end: {load_averages()}")
     return 0
