@@ -29,10 +29,9 @@ Nothing is timed, but the first line still says when and where it measured,
 and the next lines name the fonts Chromium drew each language's text with:
 the site uses the system's fonts (mkdocs.yml: `font: false`), so a page's
 height depends on the fonts the machine has. English text falls back to
-whatever Helvetica or Arial resolve to (DejaVu Sans on a bare Debian, which
-is wider than Arial and makes English pages a few percent longer); Chinese
-text, Latin letters included, to Noto Sans CJK. Compare numbers measured with
-the same fonts.
+whatever Helvetica or Arial resolve to (DejaVu Sans on a bare Debian, a font
+wider than Arial); Chinese text, Latin letters included, to Noto Sans CJK.
+Compare only numbers measured with the same fonts.
 """
 
 from __future__ import annotations
