@@ -1,4 +1,4 @@
-"""Add every page URL of both languages and its section anchors, from a build of the site, to docs/data/published-urls.yml.
+"""Add every page URL of both languages, with its section anchors, to docs/data/published-urls.yml.
 
     python -m tests.tools published_urls --check                   # what it would add; exit 1 if anything
     python -m tests.tools published_urls --write                   # add it
