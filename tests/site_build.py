@@ -10,6 +10,7 @@ fetched from either; the browser tests serve the build under the same sub-path
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,26 @@ def parsed(html: str, only: SoupStrainer | None = None) -> BeautifulSoup:
 
 
 def built_pages(site: Path) -> list[str]:
-    """URL paths of every index.html of a built site, e.g. '/', '/zh/leaf-nodes/'."""
-    folders = (html.parent.relative_to(site).as_posix() for html in site.rglob("index.html"))
+    """URL paths of every page of a built site, e.g. '/', '/zh/leaf-nodes/': every index.html but the
+    redirects (``redirect_target``), which only send the reader on."""
+    folders = (html.parent.relative_to(site).as_posix() for html in site.rglob("index.html")
+               if redirect_target(html.read_text(encoding="utf-8")) is None)
     return sorted("/" if folder == "." else f"/{folder}/" for folder in folders)
+
+
+_REDIRECT = re.compile(r'<meta http-equiv="refresh" content="0; url=([^"]*)">')
+
+
+def redirect_target(html: str) -> str | None:
+    """Where a redirect page, as the mkdocs-redirects plugin writes it (mkdocs.yml), sends the reader:
+    its URL relative to the page (``../new/``, maybe with a ``#section``); None for any other page.
+    The page's script sends the reader's own #anchor on to that URL; its meta refresh drops it."""
+    head = html[: html.find("</head>")]
+    found = _REDIRECT.search(head) if "<title>Redirecting...</title>" in head else None
+    return found.group(1) if found else None
+
+
+def heading_ids(html: str) -> list[str]:
+    """The ids of a built page's headings (its sections' anchors), in page order."""
+    article = parsed(html, SoupStrainer("article"))
+    return [heading["id"] for heading in article.find_all(["h1", "h2", "h3", "h4", "h5", "h6"], id=True)]
