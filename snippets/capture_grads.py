@@ -20,9 +20,12 @@ captured tensors, or ``torch.autograd.grad``, instead: the gradients are
 captured all the same, and the parameters' ``.grad`` stay as they were.
 torch refuses both through a reentrant checkpoint; Hugging Face models do
 not checkpoint in ``eval()``. On one DDP process only, run ``ddp.module``,
-in ``eval()``, not the DDP wrapper: in training, a forward pass through the
-wrapper broadcasts the model's buffers (BatchNorm's) from rank 0 and waits
-for the other processes.
+not the DDP wrapper, in ``eval()`` (where BatchNorm updates no running
+statistics): a forward pass through the wrapper broadcasts the model's
+buffers (BatchNorm's) from rank 0, and waits for the other processes,
+whenever the previous forward pass through it ran with grad enabled outside
+``no_sync()`` (and on the first call), even when this one runs in
+``eval()`` under ``torch.no_grad()``.
 """
 
 from __future__ import annotations
@@ -94,8 +97,8 @@ def _named(
             raise ValueError(
                 f"capture_grads: tensor {name!r} was returned with others by "
                 "a torch.compile'd region or a reentrant checkpoint, one "
-                "node for autograd, so its gradient would leave out its uses "
-                "inside the region; capture it in the uncompiled model, or "
+                "node for autograd, so its gradient leaves out any use it "
+                "has inside the region; capture it in the uncompiled model, or "
                 "checkpoint with use_reentrant=False"
             )
     if not pairs:

@@ -17,20 +17,31 @@ Activation checkpointing (``torch.utils.checkpoint``, reentrant or not, as
 in Hugging Face's ``gradient_checkpointing_enable()``) runs a layer again
 during ``backward()``; that rerun is not recorded twice. ``torch.compile``
 runs a model as its code was first compiled, without hooks added later:
-``record_layers`` refuses a compiled model and a layer inside a compiled
-module, and raises when the block ends if none of the layers ran, as when
-the block ran ``torch.compile(model)`` instead of ``model``.
+``record_layers`` refuses a layer inside a compiled module (a compiled
+module's own hooks run, so it can be recorded itself), except under
+``torch.compiler.set_stance("force_eager")``, where compiled modules run
+eagerly, hooks and all; and it raises when the block ends if none of the
+layers ran, as when the block ran ``torch.compile(model)`` instead of
+``model``.
 
 A plain ``backward()`` also writes every parameter's ``.grad``. In the
 middle of a training step (between micro-batches of gradient accumulation,
 or on one DDP process only), run ``backward(inputs=rec.outputs)`` instead:
 the layers' gradients are recorded all the same, and the parameters'
-``.grad`` stay as training left them. torch refuses ``inputs=`` through a
-reentrant checkpoint; Hugging Face models do not checkpoint in ``eval()``.
-On one DDP process only, record and run ``ddp.module``, in ``eval()``, not
-the DDP wrapper: in training, a forward pass through the wrapper
-broadcasts the model's buffers (BatchNorm's) from rank 0 and waits for the
-other processes.
+``.grad`` stay as training left them. ``inputs=[t]`` means ``t`` as it is
+when ``backward`` runs: after an in-place op on ``t`` (a
+``ReLU(inplace=True)`` after the layer, ResNet's ``out += identity``), that
+op's result, and the backward pass stops there, short of the layer's
+output. So the model goes on with a copy of each recorded output that
+requires grad, and in-place ops change the copy, at the cost of one more
+copy of each such output. torch refuses ``inputs=`` through a reentrant
+checkpoint; Hugging Face models do not checkpoint in ``eval()``. On one DDP
+process only, record and run ``ddp.module``, not the DDP wrapper, in
+``eval()`` (where BatchNorm updates no running statistics): a forward pass
+through the wrapper broadcasts the model's buffers (BatchNorm's) from rank
+0, and waits for the other processes, whenever the previous forward pass
+through it ran with grad enabled outside ``no_sync()`` (and on the first
+call), even when this one runs in ``eval()`` under ``torch.no_grad()``.
 """
 
 from __future__ import annotations
@@ -120,29 +131,43 @@ def _in_backward() -> bool:
     return torch._C._current_graph_task_id() != -1
 
 
+def _forced_eager() -> bool:
+    """Whether ``torch.compiler.set_stance("force_eager")`` is in force:
+    compiled modules then run eagerly, calling every hook. torch has no
+    public getter; dynamo is imported once anything was compiled."""
+    frames = getattr(getattr(torch, "_dynamo", None), "eval_frame", None)
+    stance = getattr(getattr(frames, "_stance", None), "stance", None)
+    return stance == "force_eager"
+
+
 def _refuse_compiled(model: nn.Module, name: str) -> None:
-    """torch.compile does not call hooks added after it compiled a module:
-    refuse the layer if it, or a module it is inside, was compiled."""
-    parts = name.split(".") if name else []
-    for depth in range(len(parts) + 1):
+    """torch.compile does not call hooks added after it compiled a module on
+    the modules inside it: refuse the layer if a module it is strictly
+    inside was compiled (its own hooks run), unless compiled modules run
+    eagerly."""
+    parts = name.split(".")
+    for depth in range(len(parts)):
         owner = ".".join(parts[:depth])
         module = model.get_submodule(owner)
         where = repr(owner) if owner else "model"
-        if getattr(module, "_compiled_call_impl", None) is not None:
-            raise TypeError(
-                f"record_layers: {where} was compiled in place (.compile()) "
-                "and runs without hooks added after that; record on an "
-                "uncompiled copy (copy.deepcopy before compiling)"
-            )
-        if hasattr(module, "_orig_mod") and (owner != name or not owner):
-            fix = (f"record {where} itself, whose own hooks run" if owner else
-                   "record on model._orig_mod and run that, the uncompiled "
-                   "module with the same parameters")
-            raise TypeError(
-                f"record_layers: {where} was compiled with torch.compile, "
-                "which runs the modules inside it without hooks added after "
-                f"compiling; {fix}"
-            )
+        in_place = getattr(module, "_compiled_call_impl", None) is not None
+        if not (in_place or hasattr(module, "_orig_mod")) or _forced_eager():
+            continue
+        how = "in place (.compile())" if in_place else "with torch.compile"
+        if owner:
+            fix = f"record {where} itself, whose own hooks run, or "
+        elif in_place:
+            fix = ""
+        else:
+            fix = ("record on model._orig_mod and run that, the uncompiled "
+                   "module with the same parameters, or ")
+        raise TypeError(
+            f"record_layers: {where} was compiled {how}, which runs the "
+            "modules inside it without hooks added after compiling; "
+            f"{fix}enter and run the with-block under "
+            "torch.compiler.set_stance('force_eager'), which runs compiled "
+            "modules uncompiled"
+        )
 
 
 @contextmanager
@@ -166,9 +191,10 @@ def record_layers(
     (tensor([0.]), tensor([1.]))
 
     Raises TypeError or ValueError naming the culprit: a model that is not a
-    Module, a layer the model does not have, a layer given twice, a layer in
-    a model compiled with ``torch.compile``; RuntimeError for a layer that
-    runs twice, or a block in which no layer ran.
+    Module, a layer the model does not have, a layer given twice, a layer
+    inside a module compiled with ``torch.compile`` or ``.compile()``;
+    RuntimeError for a layer that runs twice, or a block in which no layer
+    ran.
     """
     if isinstance(model, nn.Module):
         _refuse_compiled(model, "")
@@ -186,8 +212,12 @@ def record_layers(
         handles.append(output.register_hook(hook))
         hooked.add(name)
 
-    def forward_hook(name: str) -> Callable[[nn.Module, tuple, object], None]:
-        def hook(module: nn.Module, inputs: tuple, output: object) -> None:
+    def forward_hook(
+        name: str,
+    ) -> Callable[[nn.Module, tuple, object], torch.Tensor | None]:
+        def hook(
+            module: nn.Module, inputs: tuple, output: object
+        ) -> torch.Tensor | None:
             if not isinstance(output, torch.Tensor):
                 raise TypeError(
                     f"record_layers: layer {name!r} returned "
@@ -214,6 +244,9 @@ def record_layers(
                 # reentrant checkpoint ran it without grad the first time:
                 # the gradient reaches this recomputed output only.
                 keep_gradient(name, output)
+            # The model goes on with a copy, so that an in-place op after
+            # the layer leaves the hooked output as the layer returned it.
+            return output.clone() if output.requires_grad else None
 
         return hook
 

@@ -11,9 +11,12 @@ Copy this file into your project; it needs only torch.
 Like ``torch.autograd.grad``, it writes no parameter's ``.grad``, so it can
 run in the middle of a training step. torch refuses it through a reentrant
 checkpoint; Hugging Face models do not checkpoint in ``eval()``. On one DDP
-process only, run ``ddp.module``, in ``eval()``, not the DDP wrapper: in
-training, a forward pass through the wrapper broadcasts the model's buffers
-(BatchNorm's) from rank 0 and waits for the other processes.
+process only, run ``ddp.module``, not the DDP wrapper, in ``eval()`` (where
+BatchNorm updates no running statistics): a forward pass through the
+wrapper broadcasts the model's buffers (BatchNorm's) from rank 0, and waits
+for the other processes, whenever the previous forward pass through it ran
+with grad enabled outside ``no_sync()`` (and on the first call), even when
+this one runs in ``eval()`` under ``torch.no_grad()``.
 """
 
 from __future__ import annotations
@@ -77,8 +80,8 @@ def _named(
             raise ValueError(
                 f"named_grad: tensor {name!r} was returned with others by "
                 "a torch.compile'd region or a reentrant checkpoint, one "
-                "node for autograd, so its gradient would leave out its uses "
-                "inside the region; take it in the uncompiled model, or "
+                "node for autograd, so its gradient leaves out any use it "
+                "has inside the region; take it in the uncompiled model, or "
                 "checkpoint with use_reentrant=False"
             )
     if not pairs:

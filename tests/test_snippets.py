@@ -466,6 +466,46 @@ def test_record_layers_keeps_the_activation_before_an_inplace_relu():
     assert torch.equal(rec.gradients["fc1"], model.fc2.weight.detach() * (hidden > 0))
 
 
+class _ResidualBlock(nn.Module):
+    """torchvision's BasicBlock in small: BatchNorm, then in-place ops on its output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc, self.bn, self.relu = nn.Linear(4, 4), nn.BatchNorm1d(4), nn.ReLU(inplace=True)
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.bn(self.fc(x))
+        out += x  # out += identity
+        return self.head(self.relu(out))
+
+
+def test_record_layers_inputs_through_in_place_ops_after_the_layer():
+    # inputs=[t] means t as backward() finds it: after out += x and the in-place ReLU,
+    # the in-place op's result, whose backward pass would stop before bn.
+    model = _ResidualBlock().eval()
+    x = torch.tensor([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0]])
+    with torch.no_grad():
+        expected_output = model(x)
+        bn_output = model.bn(model.fc(x))
+    head = model.head.weight.detach().expand(2, 4)
+    expected = head * (bn_output + x > 0)  # d(sum)/d(bn's output), through out += x and the ReLU
+    assert (expected == 0).any() and (expected != 0).any(), "the check needs the ReLU to zero some"
+    with record_layers(model, ["bn", "relu"]) as plain:
+        output = model(x)
+        output.sum().backward()
+    assert torch.equal(output, expected_output), "the model computes what it did without recording"
+    model.zero_grad(set_to_none=True)
+    with record_layers(model, ["bn", "relu"]) as rec:
+        model(x).sum().backward(inputs=rec.outputs)
+    assert all(p.grad is None for p in model.parameters())
+    for recording in (plain, rec):
+        assert torch.equal(recording.gradients["bn"], expected)
+        assert torch.equal(recording.gradients["relu"], head)
+        assert torch.equal(recording.activations["bn"], bn_output)
+
+
 def test_record_layers_says_why_a_layer_has_no_gradient():
     model = _seeded_model()
     with record_layers(model, ["fc1"]) as rec:
@@ -884,10 +924,57 @@ def test_record_layers_refuses_a_layer_inside_a_compiled_submodule():
     with record_layers(model, ["block", "out"]) as rec:  # the compiled module's own hooks run
         model(INPUTS).sum().backward()
     assert torch.equal(rec.gradients["block"], model.out.weight.detach())
-    model.out.compile(backend="aot_eager")
-    with pytest.raises(TypeError, match=r"^record_layers: 'out' was compiled in place"):
-        with record_layers(model, ["out"]):
+
+
+class _Block(nn.Module):
+    """A block with code of its own: torch.compile does not skip it, as it may skip torch.nn's containers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.fc(x)) * 2
+
+
+def _blocks() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(OrderedDict(block=_Block(), out=nn.Linear(3, 1)))
+
+
+def test_record_layers_records_a_block_compiled_in_place_and_refuses_a_layer_inside_it():
+    plain = _blocks()
+    with record_layers(plain, ["block", "block.fc"]) as reference:
+        plain(INPUTS).sum().backward()
+    model = _blocks()
+    model.block.compile(backend="aot_eager")
+    assert model.block(INPUTS).grad_fn.name() == "CompiledFunctionBackward", "the check needs a compiled block"
+    with pytest.raises(TypeError, match=r"^record_layers: 'block' was compiled in place .*record 'block' itself"):
+        with record_layers(model, ["block.fc"]):
             pass
+    for _ in range(2):  # its own hooks run, in every block
+        with record_layers(model, ["block"]) as rec:
+            model(INPUTS).sum().backward(inputs=rec.outputs)
+        assert torch.equal(rec.gradients["block"], reference.gradients["block"])
+    assert model.block(INPUTS).grad_fn.name() == "CompiledFunctionBackward", "still compiled afterwards"
+
+
+def test_record_layers_inside_compiled_modules_under_the_force_eager_stance():
+    plain = _blocks()
+    with record_layers(plain, ["block.fc"]) as reference:
+        plain(INPUTS).sum().backward()
+    in_place = _blocks()
+    in_place.block.compile(backend="aot_eager")
+    wrapped = torch.compile(_blocks(), backend="aot_eager")
+    for model, layer in ((in_place, "block.fc"), (wrapped, "_orig_mod.block.fc")):
+        model(INPUTS)
+        with torch.compiler.set_stance("force_eager"):
+            with record_layers(model, [layer]) as rec:
+                model(INPUTS).sum().backward()
+        assert torch.equal(rec.gradients[layer], reference.gradients["block.fc"]), layer
+        with pytest.raises(TypeError, match=r"set_stance\('force_eager'\)"):  # outside the stance
+            with record_layers(model, [layer]):
+                pass
 
 
 class _TwoOutputs(nn.Module):
