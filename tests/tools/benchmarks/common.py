@@ -10,6 +10,7 @@ import datetime
 import os
 import platform
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -51,6 +52,18 @@ def build_site(site_dir: Path, cwd: Path = ROOT) -> float:
     if result.returncode != 0:
         raise SystemExit(f"mkdocs build --strict failed:\n{result.stdout}{result.stderr}")
     return seconds
+
+
+@contextlib.contextmanager
+def site_to_measure(given: Path | None, prefix: str):
+    """The site a benchmark measures: ``given`` (``--site DIR``), or a fresh strict build in a temporary
+    folder that is removed afterwards."""
+    if given is not None:
+        yield given
+        return
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        build_site(Path(tmp) / "site")
+        yield Path(tmp) / "site"
 
 
 def gzip_site_server(directory: Path):

@@ -30,13 +30,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from sitepages import page_url, sources
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer
-from tests.tools.benchmarks.common import build_site, load_averages, measured_on
+from tests.tools.benchmarks.common import load_averages, measured_on, site_to_measure
 
 BUDGET = {"tutorial": 400_000, "notebook": 600_000}
 EXCLUDED = "search/search_index.json"
@@ -119,10 +118,7 @@ def main() -> int:
     args = parser.parse_args()
     print(measured_on())
     print(f"load average at start: {load_averages()}")
-    with tempfile.TemporaryDirectory(prefix="page-weight-") as tmp:
-        site = args.site or Path(tmp) / "site"
-        if not args.site:
-            build_site(site)
+    with site_to_measure(args.site, "page-weight-") as site:
         rows, index_bytes = measure(site)
 
     over = 0

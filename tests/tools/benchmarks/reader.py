@@ -40,14 +40,13 @@ import argparse
 import fnmatch
 import statistics
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitepages import LANGUAGES, ROOT, page_url, parse
 from sitepages.data import load
 from tests.browser.harness import CHROMIUM, CHROMIUM_ARGS, SiteServer
-from tests.tools.benchmarks.common import build_site, load_averages, measured_on
+from tests.tools.benchmarks.common import load_averages, measured_on, site_to_measure
 
 VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 740}}
 SHORT_ANSWER_CLASS = "short-answer"
@@ -256,10 +255,7 @@ def main() -> int:
 
     print(measured_on())
     print(f"load average at start: {load_averages()}")
-    with tempfile.TemporaryDirectory(prefix="reader-") as tmp:
-        site = args.site or Path(tmp) / "site"
-        if not args.site:
-            build_site(site)
+    with site_to_measure(args.site, "reader-") as site:
         fonts = measure(site, pages)
     for language, used in fonts.items():
         print(f"text font ({language}), first paragraph of {used}")
