@@ -15,7 +15,8 @@ the reader's session:
   restore it (``with``);
 * the random generator is reset to a sentinel seed before each block; a block
   that draws random numbers must call ``torch.manual_seed`` itself, since a
-  fresh interpreter's seed differs from run to run;
+  fresh interpreter's seed differs from run to run.
+
 ``isolated=False`` is the reader's own session: nothing is reset or checked
 between blocks. The fresh-interpreter replays (``tests.pagerun.fresh``) and the
 figure renderers use it.
