@@ -72,7 +72,8 @@ SENTINEL_SEED = 20_261_122
 _MEMORY_ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}")
 _ENGINE = str(Path(__file__).resolve().parent)
 # torch's C++ warnings end with where they were raised in torch's own build tree.
-_BUILD_NOISE = re.compile(r"\s*\(Triggered internally at [^()]*\.\)$")
+BUILD_NOISE = "(Triggered internally at"
+_BUILD_NOISE = re.compile(r"\s*" + re.escape(BUILD_NOISE) + r"[^()]*\.\)$")
 
 
 def _console_filters() -> None:

@@ -64,7 +64,6 @@ def _engine():
     return execute
 
 UPDATE = "--update-outputs"
-BUILD_NOISE = "(Triggered internally at"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -170,7 +169,7 @@ class SourceFile(pytest.File):
     @functools.cached_property
     def says_build_noise_is_dropped(self) -> bool:
         """Whether the page's prose (outside its fences) names the suffix the engine drops from warnings."""
-        return any(BUILD_NOISE in line for line in prose_lines(self.path))
+        return any(_engine().BUILD_NOISE in line for line in prose_lines(self.path))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, PageFormatError):
@@ -199,10 +198,11 @@ class BlockItem(pytest.Item):
         updating = self.config.getoption(UPDATE)
         messages = run.messages(include_output=not updating)
         if run.build_noise_dropped and not self.parent.says_build_noise_is_dropped:
+            noise = _engine().BUILD_NOISE
             messages.append(
-                f"{self.block.where}: torch ends this block's warning with {BUILD_NOISE!r}, which the warnings "
-                "block leaves out; say so once in the page's prose (the phrase "
-                f"{BUILD_NOISE!r} outside code), so that a reader comparing with their console knows why")
+                f"{self.block.where}: torch ends this block's warning with {noise!r}, which the warnings "
+                f"block leaves out; say so once in the page's prose (the phrase {noise!r} outside code), "
+                "so that a reader comparing with their console knows why")
         if updating and not messages and not run.output_matches:
             self.config.stash[_REWRITES][self.parent] = "to rewrite"
         if messages:

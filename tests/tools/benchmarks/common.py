@@ -10,6 +10,7 @@ import datetime
 import os
 import platform
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -42,6 +43,19 @@ def wall(command: list[str], **kwargs) -> float:
     start = time.perf_counter()
     subprocess.run(command, check=True, cwd=kwargs.pop("cwd", ROOT), env=kwargs.pop("env", ENV), **kwargs)
     return time.perf_counter() - start
+
+
+def timed_pytest(*arguments: str, cwd: Path = ROOT) -> float:
+    """Seconds a pytest run in ``cwd`` takes, start to exit; it must pass."""
+    start = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
+                            cwd=cwd, env=ENV, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if result.returncode != 0:
+        lines = result.stdout.strip().splitlines() or ["(no output)"]
+        failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
+        raise SystemExit(f"{cwd}: pytest {' '.join(arguments)} failed:\n" + "\n".join(failed[:20] or lines[-20:]))
+    return seconds
 
 
 def build_site(site_dir: Path, cwd: Path = ROOT) -> float:

@@ -26,10 +26,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from tests.tools.benchmarks.common import ENV, ROOT, load_averages, measured_on, wall
+from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages, measured_on, timed_pytest, wall
 
 # Counted inside the worktree, with its own page model: what that commit executes and builds.
 _COUNT = """
@@ -52,19 +51,9 @@ def _count(tree: Path) -> dict[str, int]:
     return json.loads(found.stdout)
 
 
-def _pytest_docs(tree: Path) -> float:
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "docs"],
-                            cwd=tree, env=ENV, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    if result.returncode != 0:
-        raise SystemExit(f"{tree}: pytest docs failed:\n" + "\n".join(result.stdout.splitlines()[-15:]))
-    return seconds
-
-
 def _build(tree: Path) -> float:
     with tempfile.TemporaryDirectory() as site:
-        return wall([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", site], cwd=tree)
+        return build_site(Path(site) / "site", cwd=tree)
 
 
 def main() -> None:
@@ -83,7 +72,7 @@ def main() -> None:
     print(measured_on())
     print(f"load average at start: {load_averages()}")
     with tempfile.TemporaryDirectory(prefix="growth-") as scratch:
-        trees = {rev: _worktree(rev, Path(scratch) / f"tree{i}") for i, rev in enumerate((args.base, args.head))}
+        trees = {rev: _worktree(rev, Path(scratch) / f"tree{i}") for i, rev in enumerate(dict.fromkeys((args.base, args.head)))}
         try:
             counts = {rev: _count(tree) for rev, tree in trees.items()}
             times: dict[str, dict[str, list[float]]] = {rev: {"docs": [], "build": []} for rev in trees}
@@ -91,7 +80,7 @@ def main() -> None:
             for round_number in range(1, args.repeats + 1):
                 imports.append(wall([sys.executable, "-c", "import torch"]))
                 for rev, tree in trees.items():
-                    times[rev]["docs"].append(_pytest_docs(tree))
+                    times[rev]["docs"].append(timed_pytest("docs", cwd=tree))
                     times[rev]["build"].append(_build(tree))
                 imports.append(wall([sys.executable, "-c", "import torch"]))
                 print(f"round {round_number}: " + "; ".join(

@@ -21,28 +21,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from tests.tools.benchmarks.common import ENV, ROOT, build_site, load_averages, measured_on, wall
+from tests.tools.benchmarks.common import build_site, load_averages, measured_on, timed_pytest, wall
 
 TARGETS = {"mkdocs build --strict": 4, "pytest docs": 6, "pytest (whole suite)": 60}
-
-
-def timed_pytest(*arguments: str) -> float:
-    """Seconds a pytest run takes, start to exit; it must pass."""
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments],
-                            cwd=ROOT, env=ENV, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    if result.returncode != 0:
-        lines = result.stdout.strip().splitlines() or ["(no output)"]
-        failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
-        raise SystemExit(f"pytest {' '.join(arguments)} failed:\n" + "\n".join(failed[:20] or lines[-20:]))
-    return seconds
 
 
 def main() -> None:
