@@ -72,7 +72,8 @@ def main() -> None:
     print(measured_on())
     print(f"load average at start: {load_averages()}")
     with tempfile.TemporaryDirectory(prefix="growth-") as scratch:
-        trees = {rev: _worktree(rev, Path(scratch) / f"tree{i}") for i, rev in enumerate(dict.fromkeys((args.base, args.head)))}
+        revisions = dict.fromkeys((args.base, args.head))  # one worktree when both name one commit
+        trees = {rev: _worktree(rev, Path(scratch) / f"tree{i}") for i, rev in enumerate(revisions)}
         try:
             counts = {rev: _count(tree) for rev, tree in trees.items()}
             times: dict[str, dict[str, list[float]]] = {rev: {"docs": [], "build": []} for rev in trees}
