@@ -48,7 +48,10 @@ def heading_ids(path: Path) -> tuple[str, list[str]]:
     """The page's title id and its ``##`` headings' ids, in order, as the site's toc extension makes them."""
     from pymdownx.slugs import slugify
 
-    html = markdown.markdown(path.read_text(encoding="utf-8"), extensions=EXTENSIONS,
+    text = path.read_text(encoding="utf-8")
+    if text.startswith("---\n"):  # front matter is not Markdown
+        text = text.split("\n---\n", 1)[1]
+    html = markdown.markdown(text, extensions=EXTENSIONS,
                              extension_configs={"toc": {"slugify": slugify(case="lower")}})
     soup = BeautifulSoup(html, "html.parser")
     title = soup.find("h1")
