@@ -54,6 +54,8 @@ _WARNING_LINE = re.compile(r"(?m)^([A-Z]\w*Warning): ")
 # A C++ log line (glog): "W torch/file.py:12] message".
 _LOG_LINE = re.compile(r"(?m)^[IWEF] \S+:\d+\] ")
 ERROR_LENGTH = 90  # characters of an exception's message quoted in a summary
+QUOTE_LENGTH = 30  # characters of a changed part of a line quoted in a summary ("prints `X` instead of `Y`")
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
 # Exceptions that, after an earlier block's difference, mean the page's own code lost a name it defined.
 MISSING_NAME = ("NameError", "UnboundLocalError")
 # Exceptions of the page's own handling of data (an empty list indexed, a missing key), which an earlier
@@ -104,19 +106,37 @@ def _line_numbers(numbers: list[int], comma: str) -> str:
     return comma.join(str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
 
 
+def _changed_part(shown: str, printed: str) -> tuple[str, str] | None:
+    """The one stretch of a line that differs (from the first changed word to the last), if short enough to
+    quote and made of more than punctuation on both sides."""
+    old, new = _TOKEN.findall(shown), _TOKEN.findall(printed)
+    changes = [op for op in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not changes:
+        return None
+    parts = ("".join(old[changes[0][1]:changes[-1][2]]).strip(), "".join(new[changes[0][3]:changes[-1][4]]).strip())
+    if all(part and len(part) <= QUOTE_LENGTH and re.search(r"\w", part) for part in parts):
+        return parts
+    return None
+
+
 def _changed_line(shown: str, printed: str) -> tuple[str, dict[str, str]]:
     """How one printed line differs from the line the page shows: a key and its values."""
     if _NUMBER.sub("#", shown) == _NUMBER.sub("#", printed):
         old, new = _NUMBER.findall(shown), _NUMBER.findall(printed)
         pairs = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
         if len(pairs) == 1:
-            return "number_instead", {"new": pairs[0][1], "old": pairs[0][0]}
+            return "instead", {"new": pairs[0][1], "old": pairs[0][0]}
         return "numbers", {}
     named_shown, named_printed = _NAMED.findall(shown), _NAMED.findall(printed)
+    part = _changed_part(shown, printed)
     if named_shown and named_printed and named_shown[0] == named_printed[0]:
+        if part:
+            return "worded_quoted", {"name": named_shown[0], "new": code_span(part[1]), "old": code_span(part[0])}
         return "worded", {"name": named_shown[0]}
     if named_printed and not named_shown:
         return "reports", {"name": named_printed[0]}
+    if part:
+        return "instead", {"new": code_span(part[1]), "old": code_span(part[0])}
     return "line", {}
 
 
@@ -142,9 +162,10 @@ def output_phrases(shown: str, printed: str, reached_only: bool = False) -> list
         if len(lines) == 1:
             key, values = kinds[0]
             return [Phrase.of(f"{key}_in_line", line=str(numbers[0]), **values)]
-        if {key for key, _ in kinds} <= {"number_instead", "numbers"}:
+        if all(_NUMBER.sub("#", old) == _NUMBER.sub("#", new) for _, old, new in lines):
             return [Phrase.of("numbers_in_lines", lines=numbers_text(numbers))]
-        if {key for key, _ in kinds} == {"worded"} and len({values["name"] for _, values in kinds}) == 1:
+        names = {values.get("name") for _, values in kinds}
+        if {key for key, _ in kinds} <= {"worded", "worded_quoted"} and len(names) == 1:
             return [Phrase.of("worded_in_lines", lines=numbers_text(numbers), name=kinds[0][1]["name"])]
         return [Phrase.of("lines", lines=numbers_text(numbers))]
     if all(tag == "insert" for tag, *_ in changes):

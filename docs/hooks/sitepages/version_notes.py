@@ -24,10 +24,10 @@ from pathlib import Path
 from . import parse
 from .differences import Cause, cause, phrases, sentence
 from .layout import DEFAULT_LANGUAGE, ROOT, twin
-from .markdown_page import parse_page
 from .sections import plain_title, section_of
 from .strings import strings
 from .torch_versions import (
+    DATA,
     PageResult,
     backed,
     changes,
@@ -59,11 +59,11 @@ class Note:
     causes: set[int] = field(default_factory=set)  # the earlier blocks its differences follow from
 
 
-def _compared(source: Path) -> list[PageResult]:
-    return [result for result in page_results(source) if result.state in ("same", "differs")]
+def _compared(source: Path, data: Path) -> list[PageResult]:
+    return [result for result in page_results(source, data) if result.state in ("same", "differs")]
 
 
-def block_notes(source: Path, language: str, link: str | None = "") -> dict[int, Note]:
+def block_notes(source: Path, language: str, link: str | None = "", data: Path = DATA) -> dict[int, Note]:
     """Index of an executed block -> its note (none for a block every release agrees on).
 
     ``link``: where the notes of this page are, for a title that names an earlier block's note ("" on the
@@ -71,10 +71,8 @@ def block_notes(source: Path, language: str, link: str | None = "") -> dict[int,
     """
     words = strings("torch_versions", language)
     named = strings("version_differences", language)
-    results = _compared(source)
-    blocks = [block for block in parse_page(ROOT / twin(source, DEFAULT_LANGUAGE)) if block.executed] \
-        if source.suffix == ".md" else [block for block in parse(ROOT / twin(source, DEFAULT_LANGUAGE))
-                                        if block.executed]
+    results = _compared(source, data)
+    blocks = [block for block in parse(ROOT / twin(source, DEFAULT_LANGUAGE)) if block.executed]
     codes = [block.code for block in blocks]
     notes = {}
     for index, block in enumerate(blocks):
@@ -154,16 +152,15 @@ def _differences(source, results, language, title, target, anchor) -> list[str]:
     if all(result.state == "same" for result in results):
         return [*lines, words["all_same"], ""]
     if span and running:
-        lines += [words["page_ranges"].format(runs=_span_text(running), same=_span_text(span)), ""]
+        lines += [words["page_same"].format(same=_span_text(span)) if span == running
+                  else words["page_ranges"].format(runs=_span_text(running), same=_span_text(span)), ""]
     notes = block_notes(source, language, target if source.suffix == ".md" else None)
     blocks = [block for block in parse(ROOT / source) if block.executed]
-    by_section: dict[str, list[str]] = {}
-    for index, note in notes.items():
+    for index, note in notes.items():  # one line per block, led by the section it sits in
         section = section_of(ROOT / source, blocks[index])
         where = (f"[{plain_title(section.title)}]({target}#{section.anchor})" if section
                  else f"[{words['page_start']}]({target})")
-        by_section.setdefault(where, []).append(note.title)
-    lines += [f"- {where}{words['colon']}{words['between'].join(said)}" for where, said in by_section.items()]
+        lines.append(f"- {where}{words['colon']}{note.title}")
     groups: dict[tuple, list[str]] = {}
     for result in results:
         if result.state == "not run":
