@@ -49,9 +49,9 @@ RANGE = r"(\d+\.\d+)(?:–(\d+\.\d+))?"
 CLAIMS = {"en": [(re.compile(rf"code runs with identical output on torch {RANGE}"), ("runs", "same")),
                  (re.compile(rf"code runs on torch {RANGE}"), ("runs",)),
                  (re.compile(rf"output identical on {RANGE}"), ("same",))],
-          "zh": [(re.compile(rf"代码在 torch {RANGE}(?: 这一个版本)? 上运行且输出完全相同"), ("runs", "same")),
-                 (re.compile(rf"代码可在 torch {RANGE}(?: 这一个版本)? 上运行"), ("runs",)),
-                 (re.compile(rf"在 {RANGE}(?: 这一个版本)? 上输出完全相同"), ("same",))]}
+          "zh": [(re.compile(rf"代码在 torch {RANGE} ?(?:这一个版本)?上运行且输出完全相同"), ("runs", "same")),
+                 (re.compile(rf"代码可在 torch {RANGE} ?(?:这一个版本)?上运行"), ("runs",)),
+                 (re.compile(rf"在 {RANGE} ?(?:这一个版本)?上输出完全相同"), ("same",))]}
 
 
 @functools.cache

@@ -70,7 +70,8 @@ def test_a_log_line_is_removed_and_the_lines_around_it_kept(log_line):
 
 @pytest.mark.parametrize("text", GLOO_CUT)
 def test_gloo_lines_cut_into_each_other_are_removed(text):
-    assert without_log_lines("rank 0 uses head a:\n" + text + "rank 0: step 0\n") == "rank 0 uses head a:\nrank 0: step 0\n"
+    around = "rank 0 uses head a:\n{}rank 0: step 0\n"
+    assert without_log_lines(around.format(text)) == around.format("")
 
 
 def test_a_line_that_only_resembles_a_log_line_is_kept():
@@ -124,7 +125,8 @@ def _said(shown: str, result: BlockResult, language: str = "en", count: int = 2)
 WARNED = "None\n--- warnings ---\nUserWarning: The .grad attribute ... for more information.\n"
 CASES = [  # (what the page shows, what the release did, the English title, the Chinese title)
     (WARNED, _result("None\n"), "torch 2.0–2.7 give no warning here", "torch 2.0–2.7 在这里不给出警告"),
-    ("None\n", _result(WARNED), "torch 2.0–2.7 also give a UserWarning here", "torch 2.0–2.7 在这里还会给出 UserWarning"),
+    ("None\n", _result(WARNED), "torch 2.0–2.7 also give a UserWarning here",
+     "torch 2.0–2.7 在这里还会给出 UserWarning"),
     (WARNED, _result(WARNED.replace("information.", "informations.")),
      "torch 2.0–2.7 word the warning differently", "torch 2.0–2.7 给出的警告措辞不同"),
     ("x: 2\ny: 3\n", _result("x: 2\ny: 4\n"), "torch 2.0–2.7 print 4 instead of 3 in line 2",

@@ -42,7 +42,7 @@ def versions_part(source: Path, language: str, page_path: str) -> str:
 
     def text(first_last: tuple[str, str]) -> str:
         first, last = first_last
-        return f"{first}–{last}" if first != last else words["only"].format(same=first)
+        return words["range" if first != last else "only"].format(first=first, last=last)
 
     if span == running:
         claim = words["runs_and_same"].format(same=text(span))
