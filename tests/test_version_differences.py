@@ -155,6 +155,8 @@ CASES = [  # (what the page shows, what the release did, the English title, the 
      "torch 2.0–2.7 第 2 行输出 0，而不是 2，随后报错 `IndexError: list index out of range`"),
     ("a\n", _result("a\n", stderr="x.py:1: FutureWarning: `torch.cpu.amp.autocast(args...)` is deprecated.\n"),
      "torch 2.0–2.7 also write a FutureWarning to stderr", "torch 2.0–2.7 还会向 stderr 写出一条 FutureWarning"),
+    ("grad of fc1.weight: 2.0\n", _result("grad of fc2.weight: 2.0\n"),
+     "torch 2.0–2.7 print `fc2` instead of `fc1` in line 1", "torch 2.0–2.7 第 1 行输出 `fc2`，而不是 `fc1`"),
     ("a b c\n", _result("a b c \n"), "torch 2.0–2.7 print a different line 1", "torch 2.0–2.7 第 1 行的输出不同"),
 ]
 
@@ -210,6 +212,16 @@ def test_torch_s_own_errors_and_printed_differences_are_not_consequences():
     assert cause(3, CODES[:4], results) is None  # torch's own error, whatever came before
     assert cause(1, CODES[:2], results) is None  # printing something else is what the code does there
     assert cause(1, CODES[:2], [BlockResult("same"), _result("IndexError: x", "raises")]) is None  # nothing before
+
+
+def test_a_possible_cause_is_said_as_one():
+    said = sentence("2.0–2.7", 2, [Phrase.of("raises", error="`IndexError: list index out of range`")], "en",
+                    Cause(0, certain=False), "[the block above](#torch-note-1)")
+    assert said == ("torch 2.0–2.7 raise `IndexError: list index out of range`; this may follow from the difference "
+                    "at [the block above](#torch-note-1)")
+    said = sentence("2.0–2.7", 2, [Phrase.of("raises", error="`IndexError: x`")], "zh", Cause(0, certain=False),
+                    "[上一个代码块](#torch-note-1)")
+    assert said == "torch 2.0–2.7 报错 `IndexError: x`；这可能是由[上一个代码块](#torch-note-1)处的差异引起的"
 
 
 def test_a_note_names_the_block_its_error_follows_from(tmp_path):

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from .blocks import WARNINGS_HEADING
 from .strings import strings
 
-# A number as torch and Python print it: 2, -0.5, 1.2e-08, 3.
-_NUMBER = re.compile(r"[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
+# A number as torch and Python print it: 2, -0.5, 1.2e-08, 3. (not the digits of a name: fc1, Backward0)
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
 # An exception or warning class named in a line ("RuntimeError: ...", "UserWarning ...").
 _NAMED = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning))\b")
 # The first line of a warning in a block's warnings: "UserWarning: message".
