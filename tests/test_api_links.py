@@ -147,3 +147,20 @@ def test_the_hook_is_registered_after_the_tooltips():
     hooks = [line.strip() for line in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").splitlines()]
     assert hooks.index("- docs/hooks/term_tooltips.py") < hooks.index("- docs/hooks/api_links.py")
     assert Path(ROOT / "docs/data/api-links.yml").is_file()
+
+
+def test_a_name_without_its_url_says_to_run_the_tool(tmp_path):
+    from sitepages.api_links import ApiLinkDataError
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "api-links.schema.json").write_text(tool.SCHEMA.read_text(encoding="utf-8"),
+                                                            encoding="utf-8")
+    (tmp_path / "data" / "api-links.yml").write_text(
+        f"base: {BASE}\nnames:\n  vmap: {{object: torch.func.vmap}}\n", encoding="utf-8")
+    with pytest.raises(ApiLinkDataError, match=r"api-links\.yml:3: vmap has no url: run `python -m tests.tools"):
+        apis(tmp_path)
+
+
+def test_the_map_is_as_the_tool_writes_it():
+    assert tool.write(load(tool.MAP, tool.SCHEMA)) == tool.MAP.read_text(encoding="utf-8"), (
+        f"docs/data/api-links.yml is not as `{tool.COMMAND} write` writes it: run it")

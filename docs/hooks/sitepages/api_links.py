@@ -49,6 +49,9 @@ def apis(docs: Path = DOCS) -> dict[str, Api]:
     data = load(docs / "data" / "api-links.yml", schema=docs / "data" / "api-links.schema.json",
                 error=ApiLinkDataError)
     base = data.value["base"]
+    for name, entry in data.value["names"].items():
+        if "url" not in entry:
+            raise data.error(("names", name), f"{name} has no url: run `python -m tests.tools api_links write`")
     return {name: Api(name, entry["object"], base + entry["url"], entry.get("receiver", False),
                       tuple(entry.get("only_on", ()))) for name, entry in data.value["names"].items()}
 
