@@ -63,6 +63,7 @@ def test_grad_fn_in_inline_code_and_as_an_attribute():
     '<p class="admonition-title">A hook</p>',
     '<div>a leaf outside any paragraph</div>',
     '<p><abbr title="x">leaf</abbr></p>',
+    '<div class="admonition short-answer"><p><code>grad_fn</code></p></div>',
 ])
 def test_nothing_in_code_blocks_headings_links_or_titles(html):
     assert add_tooltips(html, EN) == html
