@@ -30,10 +30,10 @@ PAGE = Path("docs/en/leaf-nodes.md")
 OUTPUT = "z"  # the page's name for the result of its first block
 NAMES = ("x", "w", "b", "y", "z")  # the tensors the first block prints, in its order
 
-BOX_W, BOX_H = 184, 58
+BOX_W, BOX_H = 204, 58
 OP_W, OP_H = 128, 26
 ROW_PITCH = 92
-SLOT_PITCH = 200
+SLOT_PITCH = 220
 MARGIN = 24
 HEADER = 62
 
