@@ -10,7 +10,7 @@ from sitepages import LANGUAGES
 from sitepages.strings import INTERFACE, InterfaceStringError, _table
 
 # English inflects for number ("print{s}"); other languages need not.
-INFLECTIONS = {"s", "verb"}
+INFLECTIONS = {"s", "es", "verb"}
 
 
 def test_every_string_fills_in_the_same_fields_in_every_language():

@@ -3,10 +3,12 @@
 The data is made by ``python -m tests.tools torch_versions run`` and ``merge`` (never
 in CI's test job; the weekly workflow runs them, one job per release). Here it is
 read directly, without sitepages.torch_versions' logic, and checked against the
-built pages: a release is claimed for a page only if the data holds a run of the
-page's current code there in which every block printed what the page shows; a
-block has a note exactly when some release with current data did something else;
-stale data is shown as "not yet checked".
+built pages: a page claims its code runs on a release only if the data holds a
+run of the page's current code there in which no block raised, and claims its
+output identical only if every block printed what the page shows (log lines of
+``LOG_LINES`` aside, tests/test_version_differences.py); a block has a note
+exactly when some release with current data did something else; stale data is
+shown as "not yet checked".
 """
 
 from __future__ import annotations
@@ -36,13 +38,20 @@ from sitepages.torch_versions import (
     page_result,
     release_files,
     releases,
+    without_log_lines,
 )
 from tests.tools.torch_versions.data import RELEASES, is_current, merge, planned_releases
 
 PIN = pinned("torch").split("+")[0]
 WITH_CODE = [source for source in sources() if any(block.executed for block in parse(source))]
-CLAIM = {"en": re.compile(r"runs unchanged on torch (\S+?)(?:–(\S+))?(?: only)?(?: \(|$| ·)"),
-         "zh": re.compile(r"(?:仅)?在 torch (\S+?)(?:–(\S+))? 上运行结果不变")}
+# The claims of the verified-with line: (the releases the code runs on, those its output is identical on).
+RANGE = r"(\d+\.\d+)(?:–(\d+\.\d+))?"
+CLAIMS = {"en": [(re.compile(rf"code runs with identical output on torch {RANGE}"), ("runs", "same")),
+                 (re.compile(rf"code runs on torch {RANGE}"), ("runs",)),
+                 (re.compile(rf"output identical on {RANGE}"), ("same",))],
+          "zh": [(re.compile(rf"代码在 torch {RANGE} ?(?:这一个版本)?上运行且输出完全相同"), ("runs", "same")),
+                 (re.compile(rf"代码可在 torch {RANGE} ?(?:这一个版本)?上运行"), ("runs",)),
+                 (re.compile(rf"在 {RANGE} ?(?:这一个版本)?上输出完全相同"), ("same",))]}
 
 
 @functools.cache
@@ -68,8 +77,9 @@ def current_runs(source) -> dict[str, dict | None]:
 
 
 def block_agrees(entry: dict, block) -> bool:
-    printed_as_shown = entry.get("stdout_hash") == digest(block.shown) or entry.get("stdout") == block.shown
-    return printed_as_shown and not {"stderr", "error", "not_run"} & set(entry)
+    printed_as_shown = entry.get("stdout_hash") == digest(block.shown) or (
+        "stdout" in entry and without_log_lines(entry["stdout"]) == block.shown)
+    return printed_as_shown and not without_log_lines(entry.get("stderr", "")) and not {"error", "not_run"} & set(entry)
 
 
 def runs_unchanged(source, release: str) -> bool:
@@ -77,6 +87,13 @@ def runs_unchanged(source, release: str) -> bool:
     blocks = executed_blocks(twin(source, "en"))
     return bool(stored) and "blocks" in stored and len(stored["blocks"]) == len(blocks) and all(
         block_agrees(entry, block) for entry, block in zip(stored["blocks"], blocks, strict=True))
+
+
+def runs_without_error(source, release: str) -> bool:
+    stored = current_runs(source)[release]
+    blocks = executed_blocks(twin(source, "en"))
+    return bool(stored) and "blocks" in stored and len(stored["blocks"]) == len(blocks) and not any(
+        {"error", "not_run"} & set(entry) for entry in stored["blocks"])
 
 
 @pytest.mark.parametrize("path", release_files(), ids=lambda path: path.name)
@@ -97,19 +114,46 @@ def test_the_data_is_the_release_list():
             assert "code" in page and ("not_run" in page or "blocks" in page), f"{release}.json: {name}"
 
 
+def claims(line: str, language: str) -> dict[str, tuple[str, str]]:
+    """What a verified-with line claims: "runs" and "same" -> (first, last) release."""
+    found: dict[str, tuple[str, str]] = {}
+    for pattern, kinds in CLAIMS[language]:
+        match = pattern.search(line)
+        for kind in kinds if match else ():
+            found.setdefault(kind, (match.group(1), match.group(2) or match.group(1)))
+    return found
+
+
 @pytest.mark.parametrize("source", WITH_CODE, ids=page_id)
-def test_a_page_claims_only_releases_its_current_code_ran_unchanged_on(built_page, source):
+def test_a_page_claims_only_releases_its_current_code_ran_on(built_page, source):
+    """"code runs on A–B": no block raised there; "output identical on C–D": every block printed what the page
+    shows there."""
     line = built_page(page_url(source)).select_one(".verified-with").get_text(" ", strip=True)
-    match = CLAIM[language_of(source)].search(line)
-    if match is None:
-        return  # no claim: "not yet checked", which is always true
+    found = claims(line, language_of(source))
+    if not found:
+        assert "not yet checked" in line or "尚未" in line, f"{page_url(source)}: no claim read from {line!r}"
+        return
+    assert set(found) == {"runs", "same"}, f"{page_url(source)}: {line!r} makes only the claims {set(found)}"
     order = [minor(release) for release in releases()]
-    first, last = match.group(1), match.group(2) or match.group(1)
-    claimed = [release for release in releases()
-               if order.index(first) <= order.index(minor(release)) <= order.index(last)]
-    wrong = [release for release in claimed if not runs_unchanged(source, release)]
-    assert claimed and not wrong, \
-        f"{page_url(source)} says {line!r}, but its current code has no unchanged run on {wrong}"
+    for kind, check in (("runs", runs_without_error), ("same", runs_unchanged)):
+        first, last = found[kind]
+        claimed = [release for release in releases()
+                   if order.index(first) <= order.index(minor(release)) <= order.index(last)]
+        wrong = [release for release in claimed if not check(source, release)]
+        assert claimed and not wrong, f"{page_url(source)} says {line!r}, but its current code {kind} not on {wrong}"
+    assert order.index(found["runs"][0]) <= order.index(found["same"][0]) \
+        and order.index(found["same"][1]) <= order.index(found["runs"][1]), f"{line!r}: identical output, no run?"
+
+
+def test_the_claims_are_read_in_every_wording():
+    assert claims("Verified with torch 2.13.0 (CPU) · code runs on torch 2.0–2.15, output identical on 2.13 only "
+                  "(what differs on other releases)", "en") == {"runs": ("2.0", "2.15"), "same": ("2.13", "2.13")}
+    assert claims("code runs with identical output on torch 2.8–2.15 · last changed", "en") == {
+        "runs": ("2.8", "2.15"), "same": ("2.8", "2.15")}
+    assert claims("代码可在 torch 2.0–2.15 上运行，在 2.13 这一个版本上输出完全相同（其他版本上的差异）", "zh") == {
+        "runs": ("2.0", "2.15"), "same": ("2.13", "2.13")}
+    assert claims("代码在 torch 2.0–2.15 上运行且输出完全相同 · 最后修改于", "zh") == {
+        "runs": ("2.0", "2.15"), "same": ("2.0", "2.15")}
 
 
 @pytest.mark.parametrize("source", [s for s in WITH_CODE if s.suffix == ".md"], ids=page_id)

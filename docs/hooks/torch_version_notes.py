@@ -3,10 +3,11 @@
 The Markdown comes from ``sitepages.version_notes`` (read from the version
 matrix, docs/data/torch-versions/); this hook puts it into the pages: after
 each executed block that prints something else, raises, or writes to stderr
-on some release, a collapsed note; and on the "Torch versions" page
-(``docs/LANG/torch-versions.md``), in place of its two marker lines, the
-matrix of pages against releases with the navigation's titles, and the list
-of behaviour changes.
+on some release, a collapsed note whose title says in one line what differs
+(an id in it, ``torch-note-N``, lets another note name it as the cause); and on
+the "Torch versions" page (``docs/LANG/torch-versions.md``), in place of its two
+marker lines, the table of pages and releases with the navigation's titles and
+where each page differs, and the list of behaviour changes.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
 
 from sitepages import ROOT, language_of, parse_page
-from sitepages.strings import strings
 from sitepages.torch_versions import releases
-from sitepages.version_notes import block_notes, changes_list, matrix
+from sitepages.version_notes import block_notes, changes_list, matrix, note_anchor
 
 MATRIX = "<!-- torch-version-matrix -->"
 CHANGES = "<!-- torch-version-changes -->"
@@ -43,8 +43,9 @@ def _with_notes(markdown: str, source: Path, language: str) -> str:
         if lines[after - 1].strip() != block.fence and not (shown and lines[after - 1].strip().startswith("`")):
             raise ValueError(f"{source}:{after + removed}: a version note must follow the end of a fence")
         indent = " " * block.indent
-        note = ["", f'{indent}??? note "{strings("torch_versions", language)["note"]}"', ""]
-        note += [f"{indent}    {line}" if line else "" for line in notes[index]]
+        title = f'<span id="{note_anchor(index)}"></span>{notes[index].title}'
+        note = ["", f'{indent}??? note "{title}"', ""]
+        note += [f"{indent}    {line}" if line else "" for line in notes[index].body]
         lines[after:after] = note
     return "\n".join(lines)
 

@@ -1,11 +1,13 @@
-"""Under every page's title: the torch it was verified with, the releases its code runs on unchanged, its last change.
+"""Under the title of every page with code: the torch it was verified with, the releases it runs on, its last change.
 
 The version is the torch pin in pyproject.toml (``sitepages.pins``): the
 suite asserts every output against that version, so it is written nowhere
-else. The releases come from the version matrix (``sitepages.torch_versions``):
-the widest run of consecutive releases around the pin on which every block
-prints what the page shows, linked to the page's entry on the "Torch versions"
-page; a page whose current code has no data says so instead. The date is the
+else. The releases come from the version matrix (``sitepages.torch_versions``),
+as two claims, each the widest run of consecutive releases around the pin:
+those on which the code runs (no block raises) and those on which its output
+is identical (every block prints what the page shows), linked to the page's
+entry on the "Torch versions" page; a page whose current code has no data says
+so instead. A page without executed code carries no such line. The date is the
 last commit that changed the page's source, from
 mkdocs-git-revision-date-localized-plugin (a page not committed yet shows the
 build date); a page's outputs change only with its source.
@@ -24,21 +26,29 @@ from mkdocs.utils import get_relative_url
 from sitepages import ROOT, language_of, page_url, parse
 from sitepages.pins import pinned
 from sitepages.strings import strings
-from sitepages.torch_versions import page_results, releases, unchanged_range
+from sitepages.torch_versions import page_results, releases, running_range, unchanged_range
 
 
 def versions_part(source: Path, language: str, page_path: str) -> str:
-    """The releases a page with code runs on unchanged, as HTML ("" for a page without code)."""
-    if not any(block.executed for block in parse(ROOT / source)) or not releases():
+    """The releases a page's code runs on, and those its output is identical on, as HTML ("" without data)."""
+    if not releases():
         return ""
     words = strings("verified_with", language)
     results = page_results(source)
-    span = unchanged_range(results)
+    span, running = unchanged_range(results), running_range(results)
     others = [result for result in results if result.version != pinned("torch").split("+")[0]]
-    if span is None or all(result.state == "not checked" for result in others):
+    if span is None or running is None or all(result.state == "not checked" for result in others):
         return html.escape(words["unchecked"])
-    first, last = span
-    claim = html.escape(words["unchanged" if first != last else "only"].format(first=first, last=last))
+
+    def text(first_last: tuple[str, str]) -> str:
+        first, last = first_last
+        return words["range" if first != last else "only"].format(first=first, last=last)
+
+    if span == running:
+        claim = words["runs_and_same"].format(same=text(span))
+    else:
+        claim = words["runs_and_differs"].format(runs=text(running), same=text(span))
+    claim = html.escape(claim)
     if all(result.state == "same" for result in results):
         return claim
     anchor = "page-" + source.relative_to(Path("docs", language)).with_suffix("").as_posix().replace("/", "-")
@@ -52,6 +62,8 @@ def on_page_content(content: str, *, page: Page, config: MkDocsConfig, files: Fi
     language = language_of(page.file.src_uri)
     words = strings("verified_with", language)
     source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)
+    if not any(block.executed for block in parse(ROOT / source)):
+        return content  # nothing on the page ran: there is nothing to have verified
     parts = [html.escape(words["verified"].format(version=pinned("torch")))]
     versions = versions_part(source, language, page_url(source))
     if versions:

@@ -22,6 +22,8 @@ BROKEN_PAGE = """<!doctype html>
   <img src="/missing.png">
   <p style="color: #eeeeee; background: #ffffff">text too faint to read</p>
   <div style="width: 2000px">far too wide</div>
+  <div class="md-typeset__scrollwrap" style="overflow: auto; width: 300px"><table><tr>
+    <td style="white-space: nowrap">a table row far wider than its box, far wider than its box</td></tr></table></div>
   <a href="/nowhere/">a missing page</a> <a href="/#absent">a missing anchor</a>
   <a href="/#top">a good anchor</a> <a href="https://example.com/">another site</a>
 </main>
@@ -56,6 +58,10 @@ def test_console_errors_and_missing_files_are_reported(broken_visit):
 def test_horizontal_scroll_at_375px_is_measured(broken_visit):
     scroll_width, inner_width = broken_visit[0].phone_widths
     assert inner_width == 375 and scroll_width > 2000
+
+
+def test_a_table_wider_than_its_scroll_box_at_375px_is_measured(broken_visit):
+    assert len(broken_visit[0].phone_wide_tables) == 1 and broken_visit[0].phone_wide_tables[0] > 300
 
 
 def test_broken_links_and_anchors_are_found(broken_visit):

@@ -70,6 +70,13 @@ def test_no_horizontal_scroll_at_375px(visitor, source):
     )
 
 
+@pytest.mark.parametrize("source", [s for s in SOURCES if s.name == "torch-versions.md"], ids=page_id)
+def test_the_versions_page_reads_on_a_phone_without_scrolling_a_table(visitor, source):
+    """Its table of pages and releases has three columns; what differs is a list, per page and section."""
+    wide = visitor.visit(page_url(source)).phone_wide_tables
+    assert not wide, f"{page_url(source)}: at 375 px, tables {wide} px wide scroll sideways in their box"
+
+
 @pytest.mark.parametrize("source", SOURCES, ids=page_id)
 def test_no_broken_internal_link_or_anchor(visitor, server, site_dir, source):
     path = page_url(source)

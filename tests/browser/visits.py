@@ -61,6 +61,8 @@ class Visit:
     links: list[str] = field(default_factory=list)
     axe_violations: list[dict] | None = None  # serious and critical; None: axe-core is not installed
     phone_widths: tuple[int, int] = (0, 0)
+    # At 375 px: the width of each table wider than the box it scrolls in (a reader would scroll it sideways).
+    phone_wide_tables: list[int] = field(default_factory=list)
     switcher: dict[str, str] = field(default_factory=dict)
     switcher_target: str = ""  # where the switcher's link to the other language points (a site path)
     landed: str = ""  # where clicking it landed (on the pages of SWITCHER_CLICKED)
@@ -105,6 +107,13 @@ COLLECT = """() => {
     } : null,
   };
 }"""
+
+# The tables of the content wider than the box that scrolls them (Material wraps each in a scroll wrapper; a
+# table outside one counts against the window).
+WIDE_TABLES = """() => [...document.querySelectorAll('.md-content table')].filter(table => {
+  const box = table.closest('.md-typeset__scrollwrap');
+  return table.scrollWidth > (box ? box.clientWidth : window.innerWidth) + 1;
+}).map(table => table.scrollWidth)"""
 
 # axe-core on the whole document, started without waiting: the result is
 # collected later, while the other tab loads its next page.
@@ -264,6 +273,7 @@ class Lane:
         page.set_viewport_size(PHONE)
         visit.phone_widths = tuple(page.evaluate(
             "() => [document.documentElement.scrollWidth, window.innerWidth]"))
+        visit.phone_wide_tables = page.evaluate(WIDE_TABLES)
         self.current = None  # what follows belongs to the twin's own visit
         other = "zh" if language_of(visit.path) == "en" else "en"
         visit.switcher_target = self.server.site_path(visit.switcher.get(other, "")) or visit.switcher.get(other, "")

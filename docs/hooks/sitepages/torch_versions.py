@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,12 +56,82 @@ def minor(version: str) -> str:
 
 
 @dataclass(frozen=True)
+class LogLine:
+    """A line that torch's libraries log while a page's code runs, which is no behaviour of the code.
+
+    ``template`` is the line with ``#`` for each number in it. A line of a block's output or stderr that is
+    the template is removed; so are up to ``MAX_CUT`` consecutive lines that hold k copies of it cut into
+    each other (processes of a process group print it at once, character by character:
+    "[Gloo] Rank [Gloo] Rank 1 is connected ... : 1" then "0 is connected ... : 1"), recognised by their
+    characters, digits and spaces aside, being exactly those of k copies.
+    """
+
+    name: str
+    template: str
+    why: str
+
+    MAX_CUT = 4
+
+    @property
+    def pattern(self) -> re.Pattern:
+        return re.compile("".join(r"\d*" if part == "#" else re.escape(part)
+                                  for part in re.split("(#)", self.template)))
+
+    @property
+    def characters(self) -> Counter:
+        return Counter(re.sub(r"[\d\s#]", "", self.template))
+
+    def remove(self, text: str) -> str:
+        lines = text.splitlines(keepends=True)
+        kept, i = [], 0
+        while i < len(lines):
+            if self.pattern.fullmatch(lines[i].rstrip("\n")):
+                i += 1
+                continue
+            length = next((n for n in range(2, self.MAX_CUT + 1) if i + n <= len(lines)
+                           and self._copies("".join(lines[i:i + n]))), 0)
+            if length:
+                i += length
+                continue
+            kept.append(lines[i])
+            i += 1
+        return "".join(kept)
+
+    def _copies(self, chunk: str) -> bool:
+        found = Counter(re.sub(r"[\d\s]", "", chunk))
+        copies = sum(found.values()) // max(1, sum(self.characters.values()))
+        return copies > 0 and found == Counter({c: n * copies for c, n in self.characters.items()})
+
+
+# The log lines left out of what a block printed and wrote to stderr before it is compared with what the page
+# shows: a block that differs only by them is the same. tests/test_version_differences.py holds an example each.
+LOG_LINES = (
+    LogLine("gloo-connected", "[Gloo] Rank # is connected to # peer ranks. Expected number of connected peer ranks "
+            "is : #", "Gloo, torch.distributed's CPU backend, prints it from every process of a process group "
+            "(to stdout, since torch 2.8) when the group connects"),
+    LogLine("spawn-terminating", "W torch/multiprocessing/spawn.py:#] Terminating process # via signal SIGTERM",
+            "torch.multiprocessing logs it when it stops the other processes because one raised; the error the "
+            "block raised is what the note shows"),
+    LogLine("dynamo-event-logger", "W torch/_dynamo/utils.py:#] [!#] ChromiumEventLogger: Start event not in stack, "
+            "ignoring", "TorchDynamo's internal event logger on torch 2.9: its own bookkeeping"),
+)
+
+
+def without_log_lines(text: str, log_lines: tuple[LogLine, ...] = LOG_LINES) -> str:
+    """The text without the lines of ``log_lines``."""
+    for log_line in log_lines:
+        text = log_line.remove(text)
+    return text
+
+
+@dataclass(frozen=True)
 class BlockResult:
-    """What one executed block did on one release."""
+    """What one executed block did on one release (log lines of ``LOG_LINES`` left out)."""
 
     state: str  # "same", "differs", "raises", "not run", "unknown" (its shown output changed since)
     text: str = ""  # what it printed (differs), the error (raises) or why (not run)
     stderr: str = ""  # what it wrote to stderr, which the page never shows
+    printed: str = ""  # raises: what it printed before it raised
 
 
 @dataclass(frozen=True)
@@ -75,6 +146,11 @@ class PageResult:
     def differing(self) -> list[int]:
         """Indexes (among the executed blocks) of the blocks that do not do what the page shows."""
         return [i for i, block in enumerate(self.blocks) if block.state != "same"]
+
+    @property
+    def runs(self) -> bool:
+        """Whether every block ran without an error (what it printed may differ)."""
+        return self.state in ("same", "differs") and all(block.state in ("same", "differs") for block in self.blocks)
 
 
 def release_files(data: Path = DATA) -> list[Path]:
@@ -100,11 +176,11 @@ def _block_result(stored: dict | None, block: Block) -> BlockResult:
         return BlockResult("unknown")
     if "not_run" in stored:
         return BlockResult("not run", stored["not_run"])
-    stderr = stored.get("stderr", "")
+    stderr = without_log_lines(stored.get("stderr", ""))
     if "error" in stored:
-        return BlockResult("raises", stored["error"], stderr)
+        return BlockResult("raises", stored["error"], stderr, without_log_lines(stored.get("stdout", "")))
     if "stdout" in stored:
-        printed = stored["stdout"]
+        printed = without_log_lines(stored["stdout"])
     elif stored.get("stdout_hash") == digest(block.shown):
         printed = block.shown
     else:  # it printed what the page showed then, and the page shows something else now
@@ -158,20 +234,32 @@ def _page_results(english: Path, modified: int, data: Path) -> tuple[PageResult,
     return tuple(page_result(english, version, data) for version in releases(data))
 
 
-def unchanged_range(results: list[PageResult]) -> tuple[str, str] | None:
-    """The widest run of consecutive releases, around the pinned one, on which the page runs unchanged."""
+def around_pin(results: list[PageResult], holds) -> tuple[str, str] | None:
+    """The widest run of consecutive releases, around the pinned one, for which ``holds(result)``."""
     versions = [result.version for result in results]
     pin = pinned("torch").split("+")[0]
     if pin not in versions:
         return None
     start = end = versions.index(pin)
-    if results[start].state != "same":
+    if not holds(results[start]):
         return None
-    while start > 0 and results[start - 1].state == "same":
+    while start > 0 and holds(results[start - 1]):
         start -= 1
-    while end < len(results) - 1 and results[end + 1].state == "same":
+    while end < len(results) - 1 and holds(results[end + 1]):
         end += 1
     return minor(versions[start]), minor(versions[end])
+
+
+def unchanged_range(results: list[PageResult]) -> tuple[str, str] | None:
+    """The widest run of consecutive releases, around the pinned one, on which every block prints what the
+    page shows."""
+    return around_pin(results, lambda result: result.state == "same")
+
+
+def running_range(results: list[PageResult]) -> tuple[str, str] | None:
+    """The widest run of consecutive releases, around the pinned one, on which no block raises (their
+    output may differ)."""
+    return around_pin(results, lambda result: result.runs)
 
 
 def version_span(versions: list[str]) -> str:
