@@ -42,7 +42,7 @@ def test_stored_results_cover_every_method_and_k():
 
 # Pages whose advice quotes the measured ratios. Their prose is written by hand,
 # so when the benchmark is run again this names every figure that went stale.
-CITING_PAGES = ["choosing-a-method.md", "turning-gradients-off.md", "intermediate/index.md"]
+CITING_PAGES = ["choosing-a-method.md", "grad-modes.md", "intermediate/index.md"]
 _RATIO = re.compile(r"(\d+\.\d+)(?:[–-](\d+\.\d+))?\s*(?:×|倍)")
 
 
