@@ -70,7 +70,8 @@ def entry_blocks(source: Path) -> dict[str, list]:
 def alone(request) -> dict[str, list]:
     """Run every entry block of the pages this worker tests, each job alone in a fresh interpreter."""
     chosen = {item.callspec.params["source"] for item in request.session.items
-              if item.module is request.module and item.originalname == "test_entry_blocks_run_alone"}
+              if getattr(item, "module", None) is request.module
+              and getattr(item, "originalname", "") == "test_entry_blocks_run_alone"}
     jobs = {name: blocks for source in PAGES if source in chosen for name, blocks in entry_blocks(source).items()}
     # Run a block once per code, comments aside: a Chinese block repeats its English twin.
     unique: dict[tuple, str] = {}

@@ -120,6 +120,17 @@ GLOSSARY_TERMS = [line.split()[0] for line in (ROOT / "docs/search/jieba-user-di
                   if line.strip()]
 
 
+def test_the_version_matrix_is_not_indexed(search_index):
+    """The matrix and its per-page lists repeat every page's title (docs/hooks/torch_version_notes.py marks
+    them data-search-exclude): indexed, they outranked the pages; the page's prose stays."""
+    for language in ("", "zh/"):
+        page = f"{language}torch-versions/"
+        sections = [(location, text) for location, _, _, text in search_index.docs if location == page]
+        assert sections, f"/{page} is not in the search index"
+        assert len(sections) <= 3, f"/{page} has {len(sections)} sections in the index, its matrix's lists included"
+        assert not any(" 2.13 " in text for _, text in sections), f"/{page}: the matrix's table is in the index"
+
+
 @pytest.mark.parametrize("source", sources("zh"), ids=page_id)
 def test_search_finds_the_page_by_every_glossary_term_it_uses(search_index, source):
     """Segmentation never hides a term: each Chinese glossary term (docs/search/jieba-user-dict.txt)

@@ -8,10 +8,17 @@ on some release, a collapsed note whose title says in one line what differs
 the "Torch versions" page (``docs/LANG/torch-versions.md``), in place of its two
 marker lines, the table of pages and releases with the navigation's titles and
 where each page differs, and the list of behaviour changes.
+
+The matrix and its per-page lists repeat every page's title: in the search
+index they outranked the pages themselves ("grad cam" found the versions page
+second). They are marked ``data-search-exclude`` (Material's search skips such
+an element, and a heading so marked drops its section); the behaviour changes,
+written as prose, stay searchable.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -25,6 +32,16 @@ from sitepages.version_notes import block_notes, changes_list, matrix, note_anch
 
 MATRIX = "<!-- torch-version-matrix -->"
 CHANGES = "<!-- torch-version-changes -->"
+_HEADING = re.compile(r"^(#{2,6} .*\{ #[\w-]+)( \})$", re.M)
+
+
+def unsearchable(markdown: str) -> str:
+    """The matrix's Markdown with its table and its headings (so their sections) kept out of the search index."""
+    table, rest = markdown.split("\n\n", 1) if "\n\n" in markdown else (markdown, "")
+    if not table.startswith("|"):
+        raise ValueError(f"the version matrix must start with its table, not {table[:40]!r}")
+    marked = _HEADING.sub(r"\1 data-search-exclude\2", rest)
+    return f"<div data-search-exclude markdown>\n\n{table}\n\n</div>\n\n{marked}"
 
 
 def _with_notes(markdown: str, source: Path, language: str) -> str:
@@ -72,7 +89,7 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     source = (Path(config.docs_dir) / page.file.src_uri).relative_to(ROOT)
     language = language_of(page.file.src_uri)
     if MATRIX in markdown:
-        table = matrix(language, source, nav_titles(config, language))
+        table = unsearchable(matrix(language, source, nav_titles(config, language)))
         markdown = markdown.replace(MATRIX, table).replace(CHANGES, changes_list(language))
     if source.suffix == ".md" and releases():
         markdown = _with_notes(markdown, source, language)
