@@ -36,12 +36,14 @@ _HEADING = re.compile(r"^(#{2,6} .*\{ #[\w-]+)( \})$", re.M)
 
 
 def unsearchable(markdown: str) -> str:
-    """The matrix's Markdown with its table and its headings (so their sections) kept out of the search index."""
-    table, rest = markdown.split("\n\n", 1) if "\n\n" in markdown else (markdown, "")
-    if not table.startswith("|"):
-        raise ValueError(f"the version matrix must start with its table, not {table[:40]!r}")
+    """The matrix's Markdown with its table, the table's legend and its headings (so their sections) kept out
+    of the search index."""
+    if not markdown.startswith("|"):
+        raise ValueError(f"the version matrix must start with its table, not {markdown[:40]!r}")
+    heading = re.search(r"^#{2,6} ", markdown, re.M)
+    head, rest = (markdown[: heading.start()], markdown[heading.start():]) if heading else (markdown, "")
     marked = _HEADING.sub(r"\1 data-search-exclude\2", rest)
-    return f"<div data-search-exclude markdown>\n\n{table}\n\n</div>\n\n{marked}"
+    return f"<div data-search-exclude markdown>\n\n{head.rstrip()}\n\n</div>\n\n{marked}"
 
 
 def _with_notes(markdown: str, source: Path, language: str) -> str:
