@@ -26,10 +26,8 @@ import builtins
 import sys
 from pathlib import Path
 
-import markdown
-from bs4 import BeautifulSoup
-
 from sitepages import language_of, parse_page
+from sitepages.sections import sections as sitepages_sections
 from tests.pagerun.entry_points import Section, sections
 from tests.pagerun.fresh import Replay
 
@@ -39,23 +37,14 @@ SENTENCES = {
            "This section builds on [the code at the top of the page](#{anchor})."),
     "zh": ("本节接着使用[{title}](#{anchor})一节的代码。", "本节接着使用[本页开头](#{anchor})的代码。"),
 }
-# What the site renders headings with (mkdocs.yml, markdown_extensions), to get the same ids.
-EXTENSIONS = ["admonition", "attr_list", "md_in_html", "tables", "pymdownx.details", "pymdownx.superfences",
-              "pymdownx.tabbed", "toc"]
-
-
-def heading_ids(path: Path) -> tuple[str, list[str]]:
-    """The page's title id and its ``##`` headings' ids, in order, as the site's toc extension makes them."""
-    from pymdownx.slugs import slugify
-
-    text = path.read_text(encoding="utf-8")
-    if text.startswith("---\n"):  # front matter is not Markdown
-        text = text.split("\n---\n", 1)[1]
-    html = markdown.markdown(text, extensions=EXTENSIONS,
-                             extension_configs={"toc": {"slugify": slugify(case="lower")}})
-    soup = BeautifulSoup(html, "html.parser")
-    title = soup.find("h1")
-    return (title.get("id", "") if title else ""), [h2.get("id", "") for h2 in soup.find_all("h2")]
+def heading_ids(path: Path, found: list[Section]) -> tuple[str, list[str]]:
+    """The page's title id and the ids of its ``##`` sections ``found``, as the built site gives them
+    (sitepages.sections, the anchors the versions page and the question bank link to)."""
+    built = sitepages_sections(path)
+    by_line = {section.line: section.anchor for section in built if section.level == 2}
+    first = found[0].line if found else float("inf")
+    titles = [section.anchor for section in built if section.level == 1 and section.line < first]
+    return (titles[-1] if titles else ""), [by_line.get(section.line, "") for section in found]
 
 
 def defined_names(code: str) -> set[str]:
@@ -114,10 +103,9 @@ def plan(paths: list[Path]) -> dict[Path, list[tuple[Section, int]]]:
 
 
 def lines_to_add(path: Path, section: Section, target: int, found: list[Section]) -> list[str]:
-    title_id, ids = heading_ids(path)
-    if len(ids) != len(found):
-        sys.exit(f"{path}: {len(found)} `##` sections but {len(ids)} rendered h2 headings: "
-                 "add the builds-on lines by hand")
+    title_id, ids = heading_ids(path, found)
+    if not all(ids):
+        sys.exit(f"{path}: a `##` section has no anchor in sitepages.sections: add the builds-on lines by hand")
     other_section, top = SENTENCES[language_of(path)]
     line = (top.format(anchor=title_id) if target < 0
             else other_section.format(title=found[target].title, anchor=ids[target]))
