@@ -9,12 +9,12 @@ module finds them in a Markdown page:
 
 - the short answer: the ``!!! short-answer "…"`` admonition (``???`` too), the
   blocks indented under it;
-- a section: a ``##`` heading and the lines up to the next one; its first
+- a section: a ``##`` heading (as sitepages.sections finds it) and the lines up to the next one; its first
   executed block; and whether a paragraph marked ``{ .builds-on }`` with a
   link comes before that block.
 
-Python-Markdown's own parser would tell the same apart, but it keeps no line
-numbers, and messages must name the page's line.
+Python-Markdown's own parser would tell the short answer and the builds-on
+marks apart, but it keeps no line numbers, and messages must name the page's line.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitepages import Block, parse_page
+from sitepages.sections import sections as page_sections
 
 _FENCE = re.compile(r"^ *(`{3,}|~{3,})")
-_HEADING = re.compile(r"^## +(?P<title>.+?)(?: *\{[^}]*\})? *$")
 _SHORT_ANSWER = re.compile(r"^(?P<indent> *)(?:!!!|\?\?\?\+?) +short-answer\b")
 _BUILDS_ON = re.compile(r"^ *\{:? *\.builds-on *\} *$")
 _LINK = re.compile(r"\]\([^)]+\)")
@@ -84,8 +84,7 @@ def sections(path: Path, blocks: list[Block] | None = None) -> list[Section]:
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     prose = _outside_fences(lines)
     blocks = [block for block in (parse_page(path) if blocks is None else blocks) if block.executed]
-    starts = [(number, match.group("title")) for number, line in enumerate(lines, start=1)
-              if prose[number - 1] and (match := _HEADING.match(line))]
+    starts = [(section.line, section.title) for section in page_sections(path) if section.level == 2]
     found = []
     for index, (start, title) in enumerate(starts):
         end = starts[index + 1][0] if index + 1 < len(starts) else len(lines) + 1
