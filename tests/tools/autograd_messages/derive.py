@@ -90,6 +90,11 @@ def torch_of(python: str) -> tuple[str, Path]:
     if run.returncode or json.loads(run.stdout or "null") is None:
         raise SystemExit(f"--torch {python}: that interpreter has no torch ({run.stderr.strip() or 'not found'})")
     folder = Path(json.loads(run.stdout))
+    own = Path(__import__("importlib.util").util.find_spec("torch").submodule_search_locations[0])
+    if Path(python).resolve() != Path(sys.executable).resolve() and folder.resolve() == own.resolve():
+        # A venv whose pyvenv.cfg or site-packages was deleted runs as its base interpreter, with its torch.
+        raise SystemExit(f"--torch {python}: it imports this interpreter's own torch ({folder}); is its "
+                         "virtual environment complete?")
     version = re.search(r"""__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)""",
                         (folder / "version.py").read_text(encoding="utf-8"))
     return (version[1] if version else "unknown"), folder
