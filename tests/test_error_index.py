@@ -250,10 +250,9 @@ def _site(tmp_path, text, message=SCALAR):
     for language in LANGUAGES:
         page = tmp_path / "docs" / language / "errors" / "scalar.md"
         page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(text if language == "en" else text.replace("## The message", "## 报错信息")
-                        .replace("## Why", "## 原因").replace("## Fixes", "## 解决办法")
-                        .replace("## Where you meet it", "## 在哪里会遇到").replace("## Asked by users", "## 用户的提问"),
-                        encoding="utf-8")
+        for english, chinese in zip(SECTIONS["en"], SECTIONS[language], strict=True):
+            text = text.replace(f"## {english}\n", f"## {chinese}\n")
+        page.write_text(text, encoding="utf-8")
     return {"scalar": message}
 
 
