@@ -128,16 +128,14 @@ def test_a_query_is_split_as_the_pages_were(search_pages, query, words):
 # --- the error index: every message, pasted as a reader copies it, leads to its entry -----------
 
 def _pasted(message) -> str:
-    """The message's first line as its entry prints it (the entry's title when its example is not run)."""
-    from tests.test_error_index import SECTIONS, section_blocks, shown  # noqa: PLC0415 (pages parsed once, here)
+    """The message's line as its entry prints it (the entry's title when its example is not run)."""
+    from tests.test_error_index import printed_line  # noqa: PLC0415 (pages parsed once, here)
 
+    line = printed_line(message)
+    if line:
+        return line
     page = ROOT / "docs/en" / message.entry
-    lines = shown(b for b in section_blocks(page).get(SECTIONS["en"][0], []) if b.executed).splitlines()
-    printed = [line.strip() for line in lines if line.strip().startswith(f"{message.type}: ")]
-    if printed:
-        return printed[0]
-    title = next(line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
-    return title[2:].strip()
+    return next(line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("# "))[2:].strip()
 
 
 def _entry_queries():
