@@ -53,6 +53,7 @@ class Message:
     status: str
     entry: str | None
     where: str  # file:line in the data
+    family: str = ""
 
     def pattern(self) -> re.Pattern[str]:
         """The printed message: ``<...>`` any text, digits any digits, whitespace any whitespace."""
@@ -65,7 +66,7 @@ class Message:
 
 def load_messages(path: Path = DATA) -> list[Message]:
     data = load(path, SCHEMA)
-    return [Message(m["id"], m["type"], m["text"], m["status"], m.get("entry"), data.where("messages", i))
+    return [Message(m["id"], m["type"], m["text"], m["status"], m.get("entry"), data.where("messages", i), m["family"])
             for i, m in enumerate(data.value["messages"])]
 
 
