@@ -3,7 +3,8 @@
 A page missing from ``nav`` in mkdocs.yml is built but reachable by no menu;
 a title missing from the Chinese ``nav_translations`` shows English in the
 Chinese navigation. Neither fails the build, so this test does, saying what
-to add where.
+to add where. Pages that mkdocs.yml's ``not_in_nav`` names (the error index's
+entries, reached from the troubleshooting page) are the exception.
 """
 
 from __future__ import annotations
@@ -86,6 +87,11 @@ def titles_above(nav: list, page: str, trail: tuple[str, ...] = ()) -> list[str]
 DEFAULT_SOURCES = sources(DEFAULT_LANGUAGE)
 
 
+def kept_out_of_nav(config, page: str) -> bool:
+    """Whether mkdocs.yml's ``not_in_nav`` (gitignore patterns, relative to docs/LANG/) names the page."""
+    return config.not_in_nav is not None and config.not_in_nav.match_file(page)
+
+
 def _in_nav(source) -> str:
     """docs/en/a/b.md -> a/b.md, as nav in mkdocs.yml names it."""
     return str(PurePosixPath(page_id(source)).relative_to(DEFAULT_LANGUAGE))
@@ -95,6 +101,9 @@ def _in_nav(source) -> str:
 def test_page_is_in_the_navigation_under_translated_titles(config, source):
     """Per page (``pytest -k PAGE`` selects it): in a menu, and every title on the way to it translated."""
     page = _in_nav(source)
+    if kept_out_of_nav(config, page):
+        assert page not in [p for _, p in nav_entries(config.nav)], f"{page} is in nav and in not_in_nav"
+        return
     problems = missing_from_nav(config.nav, [page])
     if not problems:
         for language in config.plugins["i18n"].config.languages:

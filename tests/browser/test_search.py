@@ -123,3 +123,40 @@ def test_the_version_matrix_does_not_crowd_results(search_pages, server, languag
 def test_a_query_is_split_as_the_pages_were(search_pages, query, words):
     """Chinese cut into the site's terms and words, split from Latin, particles dropped."""
     assert search_pages["zh"].evaluate("query => window.__segmentSearchQuery(query)", query) == words
+
+
+# --- the error index: every message, pasted as a reader copies it, leads to its entry -----------
+
+def _pasted(message) -> str:
+    """The message's line as its entry prints it (the entry's title when its example is not run)."""
+    from tests.test_error_index import printed_line  # noqa: PLC0415 (pages parsed once, here)
+
+    line = printed_line(message)
+    if line:
+        return line
+    page = ROOT / "docs/en" / message.entry
+    return next(line for line in page.read_text(encoding="utf-8").splitlines() if line.startswith("# "))[2:].strip()
+
+
+def _entry_queries():
+    from tests.test_error_index import MESSAGES  # noqa: PLC0415
+
+    return [(language, message.id, _pasted(message)) for message in MESSAGES if message.entry
+            for language in LANGUAGES]
+
+
+ENTRY_QUERIES = _entry_queries()
+
+
+@pytest.mark.parametrize("language, entry_id, query", ENTRY_QUERIES, ids=[f"{q[0]}-{q[1]}" for q in ENTRY_QUERIES])
+def test_a_pasted_message_finds_its_entry_first(search_pages, server, language, entry_id, query):
+    found = list(dict.fromkeys(search(search_pages[language], server, "paste", query)))
+    expected = ("/zh" if language == "zh" else "") + f"/errors/{entry_id}/"
+    assert found[0] == expected, f"pasting {query!r} from /{language}/: expected {expected} first, got {found[:4]}"
+
+
+def test_every_entry_is_searched():
+    """Guards against a change that would leave the per-message search test with nothing to check."""
+    from tests.test_error_index import ENTRIES  # noqa: PLC0415
+
+    assert {entry_id for _, entry_id, _ in ENTRY_QUERIES} == set(ENTRIES)
