@@ -9,6 +9,7 @@ from collections import Counter
 from sitepages.data import DataError
 
 from . import __doc__ as OVERVIEW
+from .binary import is_sentence
 from .derive import DATA, INTERNAL_TYPES, counts, derive, load_messages
 
 
@@ -53,10 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     for title, lines in sections:
         print(f"\n{title}: {len(lines)}")
         print("\n".join(lines)) if lines else None
+    sentences = sum(map(is_sentence, report.candidates))
     print(f"\ncandidates in the wheel not in the list (for review; not a disagreement): {len(report.candidates)} "
           f"of {report.literals} literals in its libraries read like an autograd message and no listed text "
-          f"covers them" + (f"; the first {arguments.candidates}:" if report.candidates and arguments.candidates
-                            else ""))
+          f"covers them ({sentences} whole sentences, {len(report.candidates) - sentences} fragments)"
+          + (f"; the first {arguments.candidates}:" if report.candidates and arguments.candidates else ""))
     for literal in report.candidates[:arguments.candidates]:
         print(f"  {literal[:160]}")
     if report.disagrees:

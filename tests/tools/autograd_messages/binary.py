@@ -97,7 +97,12 @@ def candidates(torch_dir: Path, texts: list[str]) -> tuple[int, list[str]]:
         if any(piece in literal for piece in pieces):
             continue
         found.append(literal)
-    return len(literals), found
+    # Whole sentences first (a capital, six words or more, a full stop): fragments of a streamed message after.
+    return len(literals), sorted(found, key=lambda literal: (not is_sentence(literal), literal))
+
+
+def is_sentence(literal: str) -> bool:
+    return re.match(r"[A-Z][a-z]", literal) is not None and len(literal.split()) >= 6 and literal.endswith(".")
 
 
 def missing_part(piece: str, text: str) -> str | None:
