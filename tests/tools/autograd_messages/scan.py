@@ -220,6 +220,8 @@ def _messages(call: ast.Call, text: _Text) -> list[tuple[str, str]]:
         return [("RuntimeError", text(arguments[0]))]
     if name in SAVED_HOOKS_DISABLED and arguments:  # raised as a RuntimeError when a saved-tensor hook is registered
         return [("RuntimeError", text(arguments[0]))]
+    if name == "_log_and_throw" and len(arguments) > 1:  # DDP logs, then raises the given type
+        return [(_name(arguments[0]), text(arguments[1]))]
     if _TYPE_NAME.match(name) and arguments:
         return [(name, text(arguments[0]))]
     if name == "warn" and (arguments or _keyword(call, "message")):
