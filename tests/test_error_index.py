@@ -9,11 +9,11 @@ error, such as a message and its longer variant, may share the page of the first
 * the page is the entry of the message its file is named after, whose status says it has one;
 * its title is the message as a reader pastes it: ``Type: text`` as the page's own example prints it;
 * its sections, in this order (others may come between): The message, Why, Fixes, Where you meet it,
-  Asked by users (Chinese: 报错信息, 原因, 解决办法, 在哪里会遇到, 用户的提问); the short answer comes first
-  and runs alone (``tests/test_entry_points.py``);
+  and Asked by users where users did (Chinese: 报错信息, 原因, 解决办法, 在哪里会遇到, 用户的提问); the short
+  answer comes first and runs alone (``tests/test_entry_points.py``);
 * "The message" shows the message: a block whose asserted output or warnings print it (status
   ``reproduced``), or a block declared not run with its reason (``gpu``, ``multi-machine``);
-* "Fixes" runs at least one block (its asserted output shows the fix working);
+* the fix runs: the short answer's block, or a block in "Fixes" (its asserted output shows it working);
 * the index, both troubleshooting pages, links the entry from its message's row;
 * every question of the bank (``docs/data/questions.yml``) that quotes the message is linked from
   "Asked by users".
@@ -55,9 +55,10 @@ class Message:
     where: str  # file:line in the data
     family: str = ""
 
-    def pattern(self) -> re.Pattern[str]:
-        """The printed message: ``<...>`` any text, digits any digits, whitespace any whitespace."""
-        parts = re.split(r"(<[^<>]*>|\d+|\s+)", f"{self.type}: {self.text}")
+    def pattern(self, typed: bool = True) -> re.Pattern[str]:
+        """The printed message (``typed``: after its type): ``<...>`` any text, digits any digits, whitespace
+        any whitespace."""
+        parts = re.split(r"(<[^<>]*>|\d+|\s+)", f"{self.type}: {self.text}" if typed else self.text)
         return re.compile("".join(
             ".*?" if part.startswith("<") and part.endswith(">") and len(part) > 2
             else r"\d+" if part.isdigit() else r"\s+" if part.isspace() else re.escape(part)
@@ -114,18 +115,24 @@ def entry_problems(entry_id: str, language: str, messages: dict[str, Message] = 
     titles = [s for s in sections(page) if s.level == 1]
     heads = section_blocks(page)
     order = [title for title in heads if title in SECTIONS[language]]
-    if order != list(SECTIONS[language]):
-        problems.append(f"{shown_path}: sections {order}; expected {list(SECTIONS[language])} in this order")
+    expected = [title for title in SECTIONS[language] if title in order or title != SECTIONS[language][-1]]
+    if order != expected:
+        problems.append(f"{shown_path}: sections {order}; expected {list(SECTIONS[language])} in this order "
+                        f"(the last only where users asked)")
     reproduce = heads.get(SECTIONS[language][0], [])
     printed = _one_line(shown(b for b in reproduce if b.executed))
+    everywhere = _one_line(shown(b for b in parse(page) if b.executed))
     if message.status in NOT_RUN:
         if not any(b.skip_reason for b in reproduce):
             problems.append(f"{shown_path}: {message.status} message, but no block of "
                             f"'{SECTIONS[language][0]}' is declared not run with its reason")
-    else:
-        problems += [f"{shown_path}: '{SECTIONS[language][0]}' prints no line matching "
-                     f"{m.type}: {m.text[:100]!r} ({m.where}); it printed {printed[:200]!r}"
-                     for m in (message, *shared) if m.status not in NOT_RUN and not m.pattern().search(printed)]
+    elif not message.pattern().search(printed):
+        problems.append(f"{shown_path}: '{SECTIONS[language][0]}' prints no line matching "
+                        f"{message.type}: {message.text[:100]!r} ({message.where}); it printed {printed[:200]!r}")
+    # A second wording that shares the page may be shown in any of its sections, or be a later line of the
+    # page's message (DDP's lists of parameters), printed without a type of its own.
+    problems += [f"{shown_path}: no block prints {m.type}: {m.text[:100]!r} ({m.where}), which names this page"
+                 for m in shared if m.status not in NOT_RUN and not m.pattern(typed=False).search(everywhere)]
     if not titles:
         problems.append(f"{shown_path}:1: no title; expected '# {message.type}: ...' as the example prints it")
     else:
@@ -135,11 +142,14 @@ def entry_problems(entry_id: str, language: str, messages: dict[str, Message] = 
         elif message.status not in NOT_RUN and title not in printed:
             problems.append(f"{shown_path}:{titles[0].line}: title {title!r} is not what the page prints: "
                             f"{printed[:200]!r}")
+    # The fix runs: in "Fixes", or in the short answer before the first section (which runs alone,
+    # tests/test_entry_points.py). A fix block may show the failure first and then the fix (one session),
+    # so its output is not checked for the message; that the fix works is what its asserted output shows.
+    first = min((s.line for s in sections(page) if s.level == 2), default=0)
     fixes = [b for b in heads.get(SECTIONS[language][2], []) if b.executed]
-    # A fix block may show the failure first and then the fix (one session), so its output is not checked
-    # for the message; that the fix works is what its asserted output shows.
-    if not fixes and message.status not in NOT_RUN:
-        problems.append(f"{shown_path}: '{SECTIONS[language][2]}' runs no block")
+    short_answer = [b for b in parse(page) if b.executed and b.line < first]
+    if not fixes and not short_answer and message.status not in NOT_RUN:
+        problems.append(f"{shown_path}: neither the short answer nor '{SECTIONS[language][2]}' runs a block")
     return problems
 
 
@@ -285,8 +295,10 @@ def test_a_good_entry_passes(tmp_path):
      "is not what the page prints"),
     (lambda t: t.replace("## Why", "## Reasons"), "sections ['The message', 'Fixes'"),
     (lambda t: t.replace('```python\nprint("tensor([2., 2.])")\n```\n\n<!--pytest-codeblocks:expected-output-->\n'
-                         '```text title="Output"\ntensor([2., 2.])\n```\n', "No code.\n"),
-     "'Fixes' runs no block"),
+                         '```text title="Output"\ntensor([2., 2.])\n```\n', "No code.\n").replace(
+        '    ```python\n    print("fixed")\n    ```\n\n    <!--pytest-codeblocks:expected-output-->\n\n'
+        '    ```text title="Output"\n    fixed\n    ```\n', ""),
+     "neither the short answer nor 'Fixes' runs a block"),
 ])
 def test_a_broken_entry_says_what_and_where(tmp_path, change, expected):
     problems = entry_problems("scalar", "en", _site(tmp_path, change(GOOD)), tmp_path)
