@@ -64,11 +64,58 @@ def compiled_text(torch_dir: Path, headers: bool = True) -> str:
     return text
 
 
+# A literal that reads like an autograd message: one of these words, at least CANDIDATE_LENGTH characters, a space.
+AUTOGRADISH = re.compile(
+    r"(?i)\b(grads?|gradients?|backward|autograd|hooks?|leaf|requires_grad|in-?place|saved tensors?|checkpoint"
+    r"|vmap|functorch|inference ?mode|inference tensors?|anomaly|reducer|find_unused_parameters|static_graph)\b")
+CANDIDATE_LENGTH = 24
+# Not a message a user reads: internal asserts, operator schemas, C++ names, paths, format strings, docs of the
+# Caffe2/ONNX operators compiled into libtorch_cpu.
+NOT_A_MESSAGE = re.compile(
+    r"INTERNAL ASSERT FAILED|please report a bug|::|\(Tensor|->|\bSymInt\b|\.cpp\b|\.h\b|%[sd]|\{[a-z_]*\}"
+    r"|^[a-z_]+\(|^_|Computes an one-layer|operator|\bONNX\b|onnx|caffe2|Caffe2|<br>|`[A-Z]_?\d?`")
+
+
+def candidates(torch_dir: Path, texts: list[str]) -> tuple[int, list[str]]:
+    """The number of literals in the build's libraries, and those that read like an autograd message
+    (``AUTOGRADISH``, not ``NOT_A_MESSAGE``) and that no text of ``texts`` covers: the literal is in the text,
+    or a fixed part of the text (15 characters or more) is in the literal. Many are fragments of a message
+    streamed in several literals or internal; the list is for review, not a failure."""
+    literals = set()
+    for name in LIBRARIES:
+        path = torch_dir / "lib" / name
+        if path.is_file():
+            literals.update(" ".join(raw.decode("ascii").split()) for raw in _LITERAL.findall(rodata(path)))
+    listed = "\0".join(texts)
+    pieces = {piece for text in texts for piece in literal_pieces(text) if len(piece) >= 15}
+    found = []
+    for literal in sorted(literals):
+        if len(literal) < CANDIDATE_LENGTH or " " not in literal or not AUTOGRADISH.search(literal):
+            continue
+        if NOT_A_MESSAGE.search(literal) or literal.strip(" ,.;:'") in listed:
+            continue
+        if any(piece in literal for piece in pieces):
+            continue
+        found.append(literal)
+    # Whole sentences first (a capital, six words or more, a full stop): fragments of a streamed message after.
+    return len(literals), sorted(found, key=lambda literal: (not is_sentence(literal), literal))
+
+
+def is_sentence(literal: str) -> bool:
+    return re.match(r"[A-Z][a-z]", literal) is not None and len(literal.split()) >= 6 and literal.endswith(".")
+
+
 def missing_part(piece: str, text: str) -> str | None:
-    """``None`` when ``piece`` is in ``text`` as one literal or as consecutive literals; else what is not."""
+    """``None`` when ``piece`` is in ``text`` as one literal or as consecutive literals; else what is not.
+
+    A piece that no literal holds whole is read as literals that follow one another: every part but the last
+    must end a literal, and every part but the first must begin one or end one (the linker stores a literal
+    that ends another only once, inside it). Between two parts, spaces and up to three other characters
+    that are not letters or digits may be skipped (a lone ``-`` or ``, `` is a literal too short to read).
+    So a short tail such as ``)`` is not found just anywhere, nor a reworded ending."""
     if piece in text:
         return None
-    start = 0
+    start, skipped = 0, 0
     while start < len(piece):
         low, high = 0, len(piece) - start  # the longest prefix of piece[start:] that is in text
         while low < high:
@@ -77,12 +124,28 @@ def missing_part(piece: str, text: str) -> str | None:
                 low = middle
             else:
                 high = middle - 1
-        if low < min(MIN_LITERAL, len(piece) - start):
+        rest = len(piece) - start
+        # That prefix, or a shorter one ending at a word, that is a literal's part as the rules above say.
+        lengths = [low] + [i for i in range(low - 1, 0, -1) if piece[start + i] == " " and i >= MIN_LITERAL]
+        length = next((n for n in lengths if n >= min(MIN_LITERAL, rest) and _a_literals_part(
+            piece[start:start + n], text, first=start == 0, last=n == rest)), None)
+        if length is None:
+            if start > 0 and skipped < 3 and not piece[start].isalnum():
+                start += 1  # a short literal between two parts
+                skipped += 1
+                continue
             return piece[start:]
-        start += low
+        start += length
+        skipped = 0
         while start < len(piece) and piece[start] == " ":
             start += 1
     return None
+
+
+def _a_literals_part(part: str, text: str, first: bool, last: bool) -> bool:
+    ends = any(part + end in text for end in ("\0", " \0", ".\0"))
+    begins = first or "\0" + part in text or "\0 " + part in text
+    return (last or ends) and (begins or ends and len(part) >= MIN_LITERAL)
 
 
 def literal_pieces(message: str) -> list[str]:

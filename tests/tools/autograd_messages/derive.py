@@ -13,7 +13,7 @@ from pathlib import Path
 from sitepages import DOCS
 from sitepages.data import Data, DataError, load
 
-from .binary import compiled_text, literal_misses
+from .binary import candidates, compiled_text, literal_misses
 from .scan import Found, normal, scan
 
 DATA = DOCS / "data" / "autograd-messages.yml"
@@ -49,6 +49,11 @@ def load_messages(path: Path = DATA) -> Data:
                 raise data.error((*where, extra), f"message {message['id']!r}: '{extra}' is only for status "
                                  + " or ".join(s for s, n in NEEDS.items() if n == extra)
                                  + f", not {message['status']}")
+        internal = message["type"] in INTERNAL_TYPES
+        if internal != ("reachable" in message):
+            raise data.error(where, f"message {message['id']!r}: " + (
+                f"an {message['type']} is internal unless a user reaches it: say how in 'reachable'" if internal
+                else f"'reachable' is only for {' or '.join(INTERNAL_TYPES)}, not {message['type']}"))
         if normal(message["text"]) != message["text"]:
             raise data.error((*where, "text"), f"message {message['id']!r}: text has runs of spaces, spaces "
                                                "at an end or adjacent <...>; write it as torch prints it, "
@@ -73,6 +78,8 @@ class Report:
     gone: list[tuple[dict, str]] = field(default_factory=list)  # (message, why)
     moved: list[tuple[dict, str, str]] = field(default_factory=list)  # (message, listed, found)
     missing_modules: list[str] = field(default_factory=list)
+    literals: int = 0  # the literals in the build's libraries
+    candidates: list[str] = field(default_factory=list)  # literals that read like an autograd message, not listed
 
     @property
     def disagrees(self) -> bool:
@@ -137,6 +144,10 @@ def derive(data: Data, python: str = sys.executable) -> Report:
         if misses:
             report.gone.append((message, "not in the build's libraries: " + "; ".join(
                 f"{miss[:80]!r}" for miss in misses)))
+    # For review, not a disagreement: literals of the libraries that read like an autograd message, not listed.
+    report.literals, report.candidates = candidates(
+        folder, [m["text"] for m in listed] + [m["text"] for m in data.value.get("outside", [])]
+        + [item.text for item in found])
     return report
 
 

@@ -34,6 +34,7 @@ SCOPE: Scope = {
     },
     "custom-function": {
         "torch/autograd/function.py": {},
+        "torch/autograd/gradcheck.py": {},  # gradcheck/gradgradcheck: checks a custom backward against numbers
     },
     "hooks": {
         "torch/utils/hooks.py": {},
@@ -99,10 +100,14 @@ SCOPE: Scope = {
         "torch/_functorch/_aot_autograd/collect_metadata_analysis.py": {"match": _AUTOGRADISH + r"|mutat"},
         "torch/_functorch/_aot_autograd/graph_capture_wrappers.py": {"match": _AUTOGRADISH + r"|mutat"},
         "torch/_functorch/aot_autograd.py": {"match": _AUTOGRADISH + r"|mutat"},
+        # "HOP: Unsafe side effect": a hook or checkpointed function that writes outside it, under fullgraph=True
+        "torch/_dynamo/side_effects.py": {"functions": ["check_allowed_side_effect"], "match": r"^HOP: "},
     },
 }
 CHECKS = {"_check": "RuntimeError", "_check_value": "ValueError", "_check_type": "TypeError",
           "_check_index": "IndexError", "_check_not_implemented": "NotImplementedError"}
+# Calls whose first argument is the message of the RuntimeError that registering saved-tensor hooks then raises.
+SAVED_HOOKS_DISABLED = ("disable_saved_tensors_hooks", "_saved_tensors_hooks_disable")
 _TYPE_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Unsupported)$|^Unsupported$")
 _SPACES = re.compile(r"\s+")
 _HOLES = re.compile(r"(?:<\.\.\.>\s*)+(?=<\.\.\.>)|(<\.\.\.>)(?:\s*<\.\.\.>)+")
@@ -141,8 +146,9 @@ def literal_pieces(text: str) -> list[str]:
 class _Text:
     """The text of a message expression, holes for what varies; ``None`` when it is not text at all."""
 
-    def __init__(self, assignments: dict[str, list[ast.expr]]):
+    def __init__(self, assignments: dict[str, list[ast.expr]], helpers: dict[str, str] | None = None):
         self.assignments = assignments
+        self.helpers = helpers or {}  # name -> the text a function of the module returns (a message builder)
 
     def __call__(self, node: ast.expr | None, depth: int = 0) -> str | None:
         if node is None or depth > 8:
@@ -170,6 +176,8 @@ class _Text:
                 return owner
             if isinstance(node.func.value, ast.Constant) and node.func.attr == "join":
                 return HOLE
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.helpers:
+            return self.helpers[node.func.id]
         if isinstance(node, ast.Lambda):
             return self(node.body, depth + 1)
         if isinstance(node, ast.Name) and node.id in self.assignments:
@@ -208,6 +216,10 @@ def _messages(call: ast.Call, text: _Text) -> list[tuple[str, str]]:
     """(type, text) of the messages a call raises or warns, if it is one that does."""
     name = _name(call.func)
     arguments = call.args
+    if name == "DelayedError" and arguments:  # raised as a RuntimeError when the backward that it stands for runs
+        return [("RuntimeError", text(arguments[0]))]
+    if name in SAVED_HOOKS_DISABLED and arguments:  # raised as a RuntimeError when a saved-tensor hook is registered
+        return [("RuntimeError", text(arguments[0]))]
     if _TYPE_NAME.match(name) and arguments:
         return [(name, text(arguments[0]))]
     if name == "warn" and (arguments or _keyword(call, "message")):
@@ -217,8 +229,6 @@ def _messages(call: ast.Call, text: _Text) -> list[tuple[str, str]]:
     if name == "deprecated" and arguments:
         category = _keyword(call, "category")
         return [(_name(category) if category is not None else "DeprecationWarning", text(arguments[0]))]
-    if name == "DelayedError" and arguments:  # raised as a RuntimeError when the backward that it stands for runs
-        return [("RuntimeError", text(arguments[0]))]
     if name in CHECKS and len(arguments) > 1:
         return [(CHECKS[name], text(arguments[1]))]
     if name == "_check_with" and len(arguments) > 2:
@@ -251,7 +261,7 @@ def scan_file(path: Path, relative: str, family: str, rules: dict) -> list[Found
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             enclosing = [*enclosing, node.name]
             if not isinstance(node, ast.ClassDef):
-                text = _Text({**text.assignments, **_assignments(node)})
+                text = _Text({**text.assignments, **_assignments(node)}, text.helpers)
         if isinstance(node, ast.Call) and id(node) not in seen:
             for kind, message in _messages(node, text):
                 seen.add(id(node))
@@ -264,7 +274,22 @@ def scan_file(path: Path, relative: str, family: str, rules: dict) -> list[Found
         for child in ast.iter_child_nodes(node):
             visit(child, enclosing, text)
 
-    visit(tree, [], _Text({}))
+    visit(tree, [], _Text({}, _helpers(tree)))
+    return found
+
+
+def _helpers(tree: ast.Module) -> dict[str, str]:
+    """The module's functions that build a message: one ``return`` of text with a fixed part of 8 characters or
+    more (gradcheck's ``_get_notallclose_msg`` returns "Jacobian mismatch for output ...")."""
+    found = {}
+    for function in tree.body:
+        if not isinstance(function, ast.FunctionDef):
+            continue
+        returns = [node.value for node in ast.walk(function) if isinstance(node, ast.Return) and node.value]
+        if len(returns) == 1:
+            message = _Text(_assignments(function))(returns[0])
+            if message is not None and len("".join(literal_pieces(normal(message)))) >= 8:
+                found[function.name] = message
     return found
 
 
