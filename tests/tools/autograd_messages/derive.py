@@ -112,14 +112,15 @@ def torch_of(python: str) -> tuple[str, Path]:
 def derive(data: Data, python: str = sys.executable) -> Report:
     version, folder = torch_of(python)
     found, missing_modules = scan(folder.parent)
-    listed = [m for m in data.value["messages"]]
+    listed = data.value["messages"]
+    patterns = {id(message): _pattern(message["text"]) for message in listed}  # built once, used for each item
     report = Report(version, folder, found, missing_modules=missing_modules)
     # Python: each listed message must be raised at each of its sources, with its text (a listed text may end
     # early, and matches a printed one as the troubleshooting pages do: <...> any text, digits any digits).
     by_place = {(item.file, item.line): item for item in found}
     matched: set[int] = set()
     for message in listed:
-        pattern = _pattern(message["text"])
+        pattern = patterns[id(message)]
         for source in filter(is_python, sources(message)):
             file, line = source.rsplit(":", 1)
             here = by_place.get((file, int(line)))
@@ -134,7 +135,7 @@ def derive(data: Data, python: str = sys.executable) -> Report:
             else:
                 report.gone.append((message, f"{source}: no {message['type']} with this text there"))
     report.new = [item for item in found if id(item) not in matched and item.type not in INTERNAL_TYPES
-                  and not any(_pattern(m["text"]).match(item.text) and m["type"] == item.type
+                  and not any(m["type"] == item.type and patterns[id(m)].match(item.text)
                               and any(s.split(":")[0] == item.file for s in sources(m) if is_python(s))
                               for m in listed)]
     # C++: the literal parts of the text must be in the build's libraries or headers.
