@@ -284,7 +284,7 @@ class Change:
     page: str  # relative to docs/en
     code: str  # a piece of code only that block holds
     text: dict[str, str]
-    troubleshooting: str | None = None
+    entry: str | None = None  # the error index's page of a message that changed wording
 
     def block_index(self, blocks: list[Block]) -> int | None:
         """The index of the one executed block holding ``code``; None unless exactly one does."""
@@ -300,7 +300,7 @@ def changes(data: Path = DATA) -> list[Change]:
     entries = load(path, DATA / "changes.schema.json").value["changes"]
     return [Change(entry["id"], entry["since"], entry["page"], entry["code"],
                    {language: " ".join(entry[language].split()) for language in LANGUAGES},
-                   entry.get("troubleshooting")) for entry in entries]
+                   entry.get("entry")) for entry in entries]
 
 
 def backed(change: Change, data: Path = DATA) -> bool:
