@@ -311,3 +311,25 @@ def test_a_page_without_its_message_or_status_is_named(tmp_path):
     pending = Message(**{**SCALAR.__dict__, "status": "pending"})
     problems = entry_problems("scalar", "en", _site(tmp_path, GOOD, pending), tmp_path)
     assert any("has status 'pending'" in problem for problem in problems), problems
+
+
+def test_the_search_lookup_names_a_message_whose_entry_is_missing(tmp_path):
+    """docs/hooks/error_message_lookup.py: a message naming an entry without its page stops the build, saying
+    which message, where in the data, and which page is missing."""
+    from error_message_lookup import lookup  # noqa: PLC0415 (a build hook, beside sitepages)
+    from sitepages.data import DataError  # noqa: PLC0415
+
+    data = tmp_path / "autograd-messages.yml"
+    data.write_text(DATA.read_text(encoding="utf-8"), encoding="utf-8")
+    first = next(message for message in MESSAGES if message.entry)
+    for language in LANGUAGES:
+        (tmp_path / language / "errors").mkdir(parents=True)
+        for message in MESSAGES:
+            if message.entry:
+                (tmp_path / language / message.entry).touch()
+    (tmp_path / "zh" / first.entry).unlink()
+    with pytest.raises(DataError, match=rf"autograd-messages.yml:\d+: entry '{first.entry}' of message "
+                                        rf"'{first.id}' has no page docs/zh/{first.entry}"):
+        lookup(docs=tmp_path, data=data)
+    (tmp_path / "zh" / first.entry).touch()
+    assert [first.type, first.text, first.entry.removesuffix(".md") + "/"] in lookup(docs=tmp_path, data=data)

@@ -7,6 +7,7 @@ commits them, in one piece; the error message is pasted from the clipboard.
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -141,15 +142,17 @@ def _pasted(message) -> str:
 def _entry_queries():
     from tests.test_error_index import MESSAGES  # noqa: PLC0415
 
-    return [(language, message.id, _pasted(message)) for message in MESSAGES if message.entry
-            for language in LANGUAGES]
+    return [(language, message.id, Path(message.entry).stem, _pasted(message)) for message in MESSAGES
+            if message.entry for language in LANGUAGES]
 
 
 ENTRY_QUERIES = _entry_queries()
 
 
-@pytest.mark.parametrize("language, entry_id, query", ENTRY_QUERIES, ids=[f"{q[0]}-{q[1]}" for q in ENTRY_QUERIES])
-def test_a_pasted_message_finds_its_entry_first(search_pages, server, language, entry_id, query):
+@pytest.mark.parametrize("language, message_id, entry_id, query", ENTRY_QUERIES,
+                         ids=[f"{q[0]}-{q[1]}" for q in ENTRY_QUERIES])
+def test_a_pasted_message_finds_its_entry_first(search_pages, server, language, message_id, entry_id, query):
+    """Each message, its entry's page first (two wordings of one error may share the page of the first)."""
     found = list(dict.fromkeys(search(search_pages[language], server, "paste", query)))
     expected = ("/zh" if language == "zh" else "") + f"/errors/{entry_id}/"
     assert found[0] == expected, f"pasting {query!r} from /{language}/: expected {expected} first, got {found[:4]}"
@@ -159,4 +162,27 @@ def test_every_entry_is_searched():
     """Guards against a change that would leave the per-message search test with nothing to check."""
     from tests.test_error_index import ENTRIES  # noqa: PLC0415
 
-    assert {entry_id for _, entry_id, _ in ENTRY_QUERIES} == set(ENTRIES)
+    assert {entry_id for _, _, entry_id, _ in ENTRY_QUERIES} == set(ENTRIES)
+
+
+@pytest.mark.parametrize("query, entry", [
+    # the whole message, with or without its type, numbers and names as the reader's run printed them
+    ("RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+     "errors/leaf-variable-in-place/"),
+    ("a view of a leaf Variable that requires grad is being used in an in-place operation.",
+     "errors/view-of-leaf-in-place/"),
+    ("RuntimeError: element 3 of tensors does not require grad and does not have a grad_fn",
+     "errors/element-does-not-require-grad/"),
+    # the start of one message only
+    ("grad can be implicitly created only for scal", "errors/grad-only-for-scalar-outputs/"),
+    # a few words, or the start of several messages: search ranks as usual
+    ("in-place operation", None),
+    ("vmap: It looks like you're", None),
+])
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_pasted_message_names_its_entry(search_pages, language, query, entry):
+    """docs/assets/javascripts/search-message-lookup.js: which entry a query asks for (the list of messages
+    arrives after the page: wait until it names one)."""
+    page = search_pages[language]
+    page.wait_for_function("() => window.__searchEntryOf('grad can be implicitly created only for scalar outputs')")
+    assert page.evaluate("query => window.__searchEntryOf(query)", query) == entry
