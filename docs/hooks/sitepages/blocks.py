@@ -86,6 +86,11 @@ class Block:
     def compiled(self) -> CodeType:
         """The code, compiled so that tracebacks point at the page's own lines.
 
+        Compiled with ``dont_inherit=True``: this module's ``from __future__ import
+        annotations`` must not reach the reader's code, where it would turn every
+        annotation into a string (``inspect.signature`` would then see strings, as
+        DDP's ``register_comm_hook`` does, unlike in the reader's own Python).
+
         Page blocks are padded with newlines to their line on the page; a block
         that only includes a file runs under that file's name and lines; a
         notebook cell is named "notebook.ipynb, cell N" and its lines are
@@ -93,12 +98,12 @@ class Block:
         """
         if self._compiled is None:
             if self.included_file is not None:
-                self._compiled = compile(self.code, self.included_file, "exec")
+                self._compiled = compile(self.code, self.included_file, "exec", dont_inherit=True)
             elif self.cell is not None:
                 linecache.cache[self.where] = (len(self.code), None, self.code.splitlines(True), self.where)
-                self._compiled = compile(self.code, self.where, "exec")
+                self._compiled = compile(self.code, self.where, "exec", dont_inherit=True)
             else:
-                self._compiled = compile("\n" * (self.line or 0) + self.code, str(self.path), "exec")
+                self._compiled = compile("\n" * (self.line or 0) + self.code, str(self.path), "exec", dont_inherit=True)
         return self._compiled
 
     def compiled_with_last_value(self) -> tuple[CodeType, CodeType | None]:
@@ -113,8 +118,8 @@ class Block:
         self.compiled()  # registers the lines with linecache
         *statements, last = tree.body
         return (
-            compile(ast.Module(statements, type_ignores=[]), self.where, "exec"),
-            compile(ast.Expression(last.value), self.where, "eval"),
+            compile(ast.Module(statements, type_ignores=[]), self.where, "exec", dont_inherit=True),
+            compile(ast.Expression(last.value), self.where, "eval", dont_inherit=True),
         )
 
 
