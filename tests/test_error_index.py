@@ -317,6 +317,7 @@ def test_the_search_lookup_names_a_message_whose_entry_is_missing(tmp_path):
     """docs/hooks/error_message_lookup.py: a message naming an entry without its page stops the build, saying
     which message, where in the data, and which page is missing."""
     from error_message_lookup import lookup  # noqa: PLC0415 (a build hook, beside sitepages)
+
     from sitepages.data import DataError  # noqa: PLC0415
 
     data = tmp_path / "autograd-messages.yml"
