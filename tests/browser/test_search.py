@@ -153,9 +153,17 @@ ENTRY_QUERIES = _entry_queries()
                          ids=[f"{q[0]}-{q[1]}" for q in ENTRY_QUERIES])
 def test_a_pasted_message_finds_its_entry_first(search_pages, server, language, message_id, entry_id, query):
     """Each message, its entry's page first (two wordings of one error may share the page of the first)."""
+    from tests.test_error_index import MESSAGES  # noqa: PLC0415
+
     found = list(dict.fromkeys(search(search_pages[language], server, "paste", query)))
-    expected = ("/zh" if language == "zh" else "") + f"/errors/{entry_id}/"
-    assert found[0] == expected, f"pasting {query!r} from /{language}/: expected {expected} first, got {found[:4]}"
+    prefix = "/zh" if language == "zh" else ""
+    expected = f"{prefix}/errors/{entry_id}/"
+    # Two causes torch reports with the very same words (the engine's "Trying to backward through the graph a
+    # second time" and a custom Function's) cannot be told apart from the text: either entry may come first.
+    message = next(m for m in MESSAGES if m.id == message_id)
+    same_words = {f"{prefix}/errors/{Path(m.entry).stem}/" for m in MESSAGES
+                  if m.entry and (m.type, m.text) == (message.type, message.text)}
+    assert found[0] in same_words, f"pasting {query!r} from /{language}/: expected {expected} first, got {found[:4]}"
 
 
 def test_every_entry_is_searched():
