@@ -198,3 +198,19 @@ def test_search_check_fails_without_the_segmenting_separator():
     assert [page for page, _ in SearchIndex(segmented).ranking("梯度", "zh")] == ["zh/hooks/", "zh/leaf/"]
     assert SearchIndex(segmented).ranking("钩子", "zh")[0][0] == "zh/hooks/"
     assert SearchIndex(unsegmented).ranking("梯度", "zh") == []
+
+
+def test_an_error_entry_shows_its_title_as_printed(built_site, built_page):
+    """docs/hooks/error_titles_as_printed.py: <class 'list'>, __main__ and backquotes in a message's title are
+    shown, not read as an HTML tag, bold or code."""
+    site, _ = built_site
+    wrong = []
+    for source in sorted(ROOT.glob("docs/*/errors/*.md")):
+        if source.name == "index.md":
+            continue
+        title = source.read_text(encoding="utf-8").partition("\n")[0].removeprefix("# ")
+        heading = built_page(page_url(source.relative_to(ROOT))).select_one("article h1")
+        shown = heading.get_text().removesuffix("¶") if heading else None
+        if shown != title:
+            wrong.append(f"{source.relative_to(ROOT)}:1: the page shows {shown!r}, expected {title!r}")
+    assert not wrong, "\n".join(wrong[:20])
