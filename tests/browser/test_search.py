@@ -120,6 +120,9 @@ def test_the_version_matrix_does_not_crowd_results(search_pages, server, languag
     ("detach和data的区别", "detach data"),
     ("no_grad vs requires_grad False", "no_grad requires_grad False"),
     ("retain_grad", "retain_grad"),
+    # a star of a pasted message is no wildcard (it would match every word); one typed after a word is
+    ("out_dims has structure TreeSpec(tuple, None, [*, *]) but output has structure *. retain*",
+     "out_dims structure TreeSpec(tuple, None, [ , ]) output structure . retain*"),
 ])
 def test_a_query_is_split_as_the_pages_were(search_pages, query, words):
     """Chinese cut into the site's terms and words, split from Latin, particles dropped."""
