@@ -29,6 +29,7 @@ import pytest
 
 from sitepages import LANGUAGES, ROOT, parse
 from sitepages.data import load
+from sitepages.messages import message_regex, printed_regex
 from sitepages.questions import load_bank
 from sitepages.sections import plain_title, sections
 from sitepages.tables import page_tables
@@ -56,13 +57,8 @@ class Message:
     family: str = ""
 
     def pattern(self, typed: bool = True) -> re.Pattern[str]:
-        """The printed message (``typed``: after its type): ``<...>`` any text, digits any digits, whitespace
-        any whitespace."""
-        parts = re.split(r"(<[^<>]*>|\d+|\s+)", f"{self.type}: {self.text}" if typed else self.text)
-        return re.compile("".join(
-            ".*?" if part.startswith("<") and part.endswith(">") and len(part) > 2
-            else r"\d+" if part.isdigit() else r"\s+" if part.isspace() else re.escape(part)
-            for part in parts if part))
+        """The printed message (``typed``: after its type), as sitepages.messages matches it."""
+        return re.compile(printed_regex(self.type, self.text) if typed else message_regex(self.text))
 
 
 def load_messages(path: Path = DATA) -> list[Message]:
@@ -333,4 +329,5 @@ def test_the_search_lookup_names_a_message_whose_entry_is_missing(tmp_path):
                                         rf"'{first.id}' has no page docs/zh/{first.entry}"):
         lookup(docs=tmp_path, data=data)
     (tmp_path / "zh" / first.entry).touch()
-    assert [first.type, first.text, first.entry.removesuffix(".md") + "/"] in lookup(docs=tmp_path, data=data)
+    assert [first.type, first.text, first.entry.removesuffix(".md") + "/", first.pattern().pattern,
+            first.pattern(typed=False).pattern] in lookup(docs=tmp_path, data=data)

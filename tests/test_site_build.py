@@ -10,6 +10,7 @@ import pytest
 
 from sitepages import ROOT, page_id, page_url, sources
 from sitepages.data import load
+from sitepages.sections import HEADING_ID
 from tests.site_build import built_pages, parsed
 
 # built_site, the one strict build of the session, lives in conftest.py.
@@ -208,7 +209,7 @@ def test_an_error_entry_shows_its_title_as_printed(built_site, built_page):
     for source in sorted(ROOT.glob("docs/*/errors/*.md")):
         if source.name == "index.md":
             continue
-        title = re.sub(r"\s*\{\s*#[^{}]*\}\s*$", "", source.read_text(encoding="utf-8").partition("\n")[0][2:])
+        title = HEADING_ID.sub("", source.read_text(encoding="utf-8").partition("\n")[0][2:])
         heading = built_page(page_url(source.relative_to(ROOT))).select_one("article h1")
         shown = heading.get_text().removesuffix("¶") if heading else None
         if shown != title:

@@ -6,9 +6,11 @@ grad is being used in an in-place operation" and "a view of a leaf Variable that
 used in an in-place operation" have their own entries, and the longer one ranked first for both. The
 list of messages (docs/data/autograd-messages.yml) says which entry explains which message, so after
 the build every language folder gets ``search/error-messages.json``: each message with an entry, as
-``[type, text, entry]`` (``<...>`` in the text for what varies, the entry as its search location,
-``errors/ID/``). docs/assets/javascripts/search-message-lookup.js reads it on the first search and puts
-the entry of the message a query holds first among the results; all other ranking stays Material's.
+``[type, text, entry, printed, whole]`` (``<...>`` in the text for what varies, the entry as its search
+location, ``errors/ID/``, and the regular expressions of the message with and without its type, from
+sitepages.messages: the rule the suite checks the pages with).
+docs/assets/javascripts/search-message-lookup.js reads it on the first search and puts the entry of the
+message a query holds first among the results; all other ranking stays Material's.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from mkdocs.plugins import event_priority
 
 from sitepages import DEFAULT_LANGUAGE, LANGUAGES, ROOT
 from sitepages.data import DataError, load
+from sitepages.messages import message_regex, printed_regex
 
 DATA = ROOT / "docs/data/autograd-messages.yml"
 SCHEMA = ROOT / "docs/data/autograd-messages.schema.json"
 
 
 def lookup(docs: Path = ROOT / "docs", data: Path = DATA) -> list[list[str]]:
-    """``[type, text, location]`` for every message whose entry page exists in every language; a message
+    """``[type, text, location, printed, whole]`` for every message whose entry page exists in every language; a message
     naming an entry that one language lacks is an error (file:line of the message)."""
     messages = load(data, SCHEMA)
     found = []
@@ -41,7 +44,8 @@ def lookup(docs: Path = ROOT / "docs", data: Path = DATA) -> list[list[str]]:
             raise messages.error(("messages", index, "entry"),
                                  f"entry {entry!r} of message {message['id']!r} has no page "
                                  + ", ".join(f"docs/{language}/{entry}" for language in missing))
-        found.append([message["type"], message["text"], entry.removesuffix(".md") + "/"])
+        found.append([message["type"], message["text"], entry.removesuffix(".md") + "/",
+                      printed_regex(message["type"], message["text"]), message_regex(message["text"])])
     return found
 
 

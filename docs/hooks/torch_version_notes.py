@@ -26,7 +26,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils.meta import get_data
 
-from sitepages import ROOT, language_of, parse_page
+from sitepages import ROOT, language_of, nav_pages, parse_page
 from sitepages.torch_versions import releases
 from sitepages.version_notes import block_notes, changes_list, matrix, note_anchor
 
@@ -73,18 +73,7 @@ def nav_titles(config: MkDocsConfig, language: str) -> dict[str, str]:
     """Page (relative to docs/LANG) -> its title in the navigation of mkdocs.yml, in that language."""
     i18n = config.plugins["i18n"].config
     translations = next((lang.nav_translations or {} for lang in i18n.languages if lang.locale == language), {})
-    titles = {}
-
-    def walk(items):
-        for item in items:
-            for title, target in item.items() if isinstance(item, dict) else ():
-                if isinstance(target, list):
-                    walk(target)
-                else:
-                    titles[target] = translations.get(title, title)
-
-    walk(config.nav or [])
-    return titles
+    return {target: translations.get(title, title) for target, title in nav_pages(config.nav).items()}
 
 
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -23,7 +23,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from sitepages import ROOT, language_of, page_url, parse
+from sitepages import ROOT, language_of, nav_pages, page_url, parse
 from sitepages.pins import pinned
 from sitepages.strings import strings
 from sitepages.torch_versions import page_results, releases, running_range, unchanged_range
@@ -61,17 +61,15 @@ def versions_part(source: Path, language: str, page_path: str, listed: bool = Tr
     return claim + html.escape(words["in_brackets"]).format(others_link)
 
 
-def _nav_pages(config: MkDocsConfig) -> set[str]:
-    """The pages of the navigation (relative to docs/LANG): those the "Torch versions" page has a section for."""
-    found: set[str] = set()
+# The pages of the navigation (relative to docs/LANG): those the "Torch versions" page has a section for.
+# Read once per build, in on_config.
+_LISTED: set[str] = set()
 
-    def walk(items) -> None:
-        for item in items:
-            for target in item.values() if isinstance(item, dict) else ():
-                walk(target) if isinstance(target, list) else found.add(target)
 
-    walk(config.nav or [])
-    return found
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    _LISTED.clear()
+    _LISTED.update(nav_pages(config.nav))
+    return config
 
 
 def on_page_content(content: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -81,7 +79,7 @@ def on_page_content(content: str, *, page: Page, config: MkDocsConfig, files: Fi
     if not any(block.executed for block in parse(ROOT / source)):
         return content  # nothing on the page ran: there is nothing to have verified
     parts = [html.escape(words["verified"].format(version=pinned("torch")))]
-    listed = page.file.src_uri.partition("/")[2] in _nav_pages(config)
+    listed = page.file.src_uri.partition("/")[2] in _LISTED
     versions = versions_part(source, language, page_url(source), listed)
     if versions:
         parts.append(versions)

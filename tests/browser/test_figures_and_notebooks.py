@@ -35,13 +35,21 @@ FIGURES = """async () => {
 }"""
 
 
-def _visits(visitor, language: str):
-    return [visitor.visit(path) for path in PAGES if language_of(path) == language]
+def _visits(visitor, site_dir, language: str, marker: str):
+    """The visits of the pages of ``language`` whose built HTML contains ``marker``.
+
+    The built file picks the candidates (a visit of every page would cost
+    minutes when these tests run alone); the DOM of the visit decides.
+    """
+    def built(path: str) -> str:
+        return (site_dir / path.strip("/") / "index.html").read_text(encoding="utf-8")
+
+    return [visitor.visit(path) for path in PAGES if language_of(path) == language and marker in built(path)]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_figures_load_and_show_the_variant_of_each_colour_scheme(visitor, new_context, server, language):
-    pages = [visit.path for visit in _visits(visitor, language) if visit.images]
+def test_figures_load_and_show_the_variant_of_each_colour_scheme(visitor, site_dir, new_context, server, language):
+    pages = [visit.path for visit in _visits(visitor, site_dir, language, "<img") if visit.images]
     assert pages, f"no {language} page has a figure (an <img> in its content)"
     problems = []
     for mode, scheme in SCHEMES.items():
@@ -65,8 +73,9 @@ def test_figures_load_and_show_the_variant_of_each_colour_scheme(visitor, new_co
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_notebook_pages_show_rendered_cells(visitor, language):
-    notebooks = {visit.path: visit.notebook_cells for visit in _visits(visitor, language) if visit.notebook_cells}
+def test_notebook_pages_show_rendered_cells(visitor, site_dir, language):
+    notebooks = {visit.path: visit.notebook_cells
+                 for visit in _visits(visitor, site_dir, language, "jupyter-wrapper") if visit.notebook_cells}
     assert notebooks, (
         f"no {language} notebook page (a page with .jupyter-wrapper): "
         f"expected at least one, e.g. docs/{language}/notebooks/*.ipynb"

@@ -5,9 +5,10 @@
 // requires grad is being used in an in-place operation" and "a view of a leaf
 // Variable that ..." have entries of their own). The build writes the list of
 // messages and their entries to search/error-messages.json in every language
-// folder (docs/hooks/error_message_lookup.py). Here, when a query holds one of
-// those messages whole (what varies, written <...> in the list, may be
-// anything; a number may be any number), or when it is the start of exactly one
+// folder (docs/hooks/error_message_lookup.py), each with its regular
+// expressions (docs/hooks/sitepages/messages.py: what varies, written <...> in
+// the list, may be anything; a number may be any number). Here, when a query
+// holds one of those messages whole, or when it is the start of exactly one
 // entry's messages, that entry's result is put first. Where several messages
 // match, the one that starts first in the query wins, then the longest (the
 // more specific). Everything else keeps
@@ -20,15 +21,6 @@
   var MIN_PREFIX = 20  // a shorter query is a few words, not a pasted message
   var messages = null
 
-  function pattern(text) {
-    return text.split(/(<[^<>]*>|\d+|\s+)/).filter(Boolean).map(function (part) {
-      if (/^<[^<>]+>$/.test(part)) return "[\\s\\S]*?"
-      if (/^\d+$/.test(part)) return "\\d+"
-      if (/^\s+$/.test(part)) return "\\s+"
-      return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-    }).join("")
-  }
-
   function load() {
     var config = JSON.parse((document.getElementById("__config") || {}).textContent || "{}")
     var base = new URL((config.base || ".").replace(/\/?$/, "/"), location.href)
@@ -37,7 +29,8 @@
       .then(function (list) {
         messages = list.map(function (item) {
           var text = item[1], head = text.split("<")[0]
-          return { typed: new RegExp(pattern(item[0] + ": " + text), "i"), whole: new RegExp(pattern(text), "i"),
+          // The regular expressions come from the build (sitepages/messages.py), the rule the suite uses.
+          return { typed: new RegExp(item[3], "i"), whole: new RegExp(item[4], "i"),
                    head: head.replace(/\s+/g, " ").toLowerCase(), length: text.length, entry: item[2] }
         })
       })

@@ -23,6 +23,7 @@ from .layout import (
     LANGUAGES,
     ROOT,
     language_of,
+    nav_pages,
     notebooks,
     page_id,
     page_url,
@@ -41,6 +42,6 @@ def parse(path: Path) -> list[Block]:
 
 __all__ = [
     "Block", "DEFAULT_LANGUAGE", "DOCS", "LANGUAGES", "Output", "PageFormatError", "ROOT", "language_of",
-    "notebooks", "page_id", "page_url", "pages", "parse", "parse_notebook", "parse_page", "silently_skipped",
-    "sources", "twin",
+    "nav_pages", "notebooks", "page_id", "page_url", "pages", "parse", "parse_notebook", "parse_page",
+    "silently_skipped", "sources", "twin",
 ]

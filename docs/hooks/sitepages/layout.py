@@ -87,3 +87,22 @@ def page_url(source: Path) -> str:
     prefix = "/" if language == DEFAULT_LANGUAGE else f"/{language}/"
     return prefix + "".join(f"{part}/" for part in parts)
 
+
+def nav_pages(nav: list | None) -> dict[str, str]:
+    """Page (relative to docs/LANG) -> its title, for every page of a navigation as mkdocs.yml writes it.
+
+    The titles are the untranslated ones of mkdocs.yml; the "Torch versions"
+    page has a section for exactly these pages.
+    """
+    titles: dict[str, str] = {}
+
+    def walk(items) -> None:
+        for item in items:
+            for title, target in item.items() if isinstance(item, dict) else ():
+                if isinstance(target, list):
+                    walk(target)
+                else:
+                    titles[target] = title
+
+    walk(nav or [])
+    return titles

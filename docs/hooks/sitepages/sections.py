@@ -22,7 +22,9 @@ from .blocks import Block
 from .markdown_page import parse_page
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*$")
-_ATTRIBUTES = re.compile(r"\s*\{[^}]*\}\s*$")
+# A heading's trailing attribute list that sets its id, { #id } (the only attributes the site's headings
+# carry). Not any trailing {...}: an error entry's title may end with a dict the message prints.
+HEADING_ID = re.compile(r"\s*\{:?\s*#[^{}]*\}\s*$")
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ def sections(page: Path) -> tuple[Section, ...]:
                 in_fence.update(range(shown.line, shown.end + 1))
     found = [(number, line) for number, line in enumerate(text, 1) if number not in in_fence and _HEADING.match(line)]
     anchors = _anchors([line for _, line in found])
-    return tuple(Section(len(_HEADING.match(line)[1]), anchor, _ATTRIBUTES.sub("", _HEADING.match(line)[2]), number)
+    return tuple(Section(len(_HEADING.match(line)[1]), anchor, HEADING_ID.sub("", _HEADING.match(line)[2]), number)
                  for (number, line), anchor in zip(found, anchors, strict=True))
 
 
@@ -83,7 +85,7 @@ def _notebook_sections(page: Path) -> tuple[Section, ...]:
             heading = None if in_code else _HEADING.match(line)
             if heading is None:
                 continue
-            title = _ATTRIBUTES.sub("", heading[2])
+            title = HEADING_ID.sub("", heading[2])
             plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", title).replace("`", "").replace("*", "")
             base = slug(plain, "-") or "section"
             count = used.get(base, 0)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sitepages import DOCS
 from sitepages.data import Data, DataError, load
+from sitepages.messages import message_regex
 
 from .binary import candidates, compiled_text, literal_misses
 from .scan import Found, normal, scan
@@ -155,10 +156,7 @@ def derive(data: Data, python: str = sys.executable) -> Report:
 
 
 def _pattern(text: str) -> re.Pattern[str]:
-    parts = re.split(r"(<[^<>]*>|\d+)", text)
-    regex = "".join(".*?" if part.startswith("<") and part.endswith(">") and len(part) > 2
-                    else r"\d+" if part.isdigit() else re.escape(part) for part in parts)
-    return re.compile(regex)
+    return re.compile(message_regex(text))
 
 
 def counts(messages: list[dict], internal: Counter | None = None) -> str:
