@@ -102,6 +102,9 @@ SCOPE: Scope = {
         "torch/_functorch/aot_autograd.py": {"match": _AUTOGRADISH + r"|mutat"},
         # "HOP: Unsafe side effect": a hook or checkpointed function that writes outside it, under fullgraph=True
         "torch/_dynamo/side_effects.py": {"functions": ["check_allowed_side_effect"], "match": r"^HOP: "},
+        # the partitioner's checks of region_activation_memory_budget (one budget covering a compiled graph's forward)
+        "torch/_functorch/partitioners.py": {"functions": ["min_cut_rematerialization_partition"],
+                                             "match": r"^torch\.autograd\.graph\.region_activation_memory_budget"},
     },
 }
 CHECKS = {"_check": "RuntimeError", "_check_value": "ValueError", "_check_type": "TypeError",
