@@ -37,8 +37,14 @@ def is_entry(src_uri: str) -> bool:
     return len(parts) == 3 and parts[1] == "errors" and parts[2] != "index.md"
 
 
+# A trailing ``{ #id }`` stays Markdown: it keeps the id a published link to the title points at.
+_ID = re.compile(r"\s*\{\s*#[^{}]*\}\s*$")
+
+
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if not is_entry(page.file.src_uri) or not markdown.startswith("# "):
         return markdown
     title, newline, rest = markdown.partition("\n")
-    return "# " + literal(title[2:]) + newline + rest
+    attributes = _ID.search(title)
+    text = title[2 : attributes.start()] if attributes else title[2:]
+    return "# " + literal(text) + (attributes.group(0) if attributes else "") + newline + rest

@@ -29,8 +29,11 @@ from sitepages.strings import strings
 from sitepages.torch_versions import page_results, releases, running_range, unchanged_range
 
 
-def versions_part(source: Path, language: str, page_path: str) -> str:
-    """The releases a page's code runs on, and those its output is identical on, as HTML ("" without data)."""
+def versions_part(source: Path, language: str, page_path: str, listed: bool = True) -> str:
+    """The releases a page's code runs on, and those its output is identical on, as HTML ("" without data).
+
+    ``listed``: the page has a section on the "Torch versions" page (it lists the pages of the navigation; the
+    error index's entries are not among them), so its differences can be linked there."""
     if not releases():
         return ""
     words = strings("verified_with", language)
@@ -49,13 +52,26 @@ def versions_part(source: Path, language: str, page_path: str) -> str:
     else:
         claim = words["runs_and_differs"].format(runs=text(running), same=text(span))
     claim = html.escape(claim)
-    if all(result.state == "same" for result in results):
+    if all(result.state == "same" for result in results) or not listed:
         return claim
     anchor = "page-" + source.relative_to(Path("docs", language)).with_suffix("").as_posix().replace("/", "-")
     versions_page = page_url(Path("docs", language, "torch-versions.md"))
     link = get_relative_url(versions_page.lstrip("/") + "index.html", page_path.lstrip("/") + "index.html")
     others_link = f'<a href="{link}#{anchor}">{html.escape(words["others"])}</a>'
     return claim + html.escape(words["in_brackets"]).format(others_link)
+
+
+def _nav_pages(config: MkDocsConfig) -> set[str]:
+    """The pages of the navigation (relative to docs/LANG): those the "Torch versions" page has a section for."""
+    found: set[str] = set()
+
+    def walk(items) -> None:
+        for item in items:
+            for target in item.values() if isinstance(item, dict) else ():
+                walk(target) if isinstance(target, list) else found.add(target)
+
+    walk(config.nav or [])
+    return found
 
 
 def on_page_content(content: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -65,7 +81,8 @@ def on_page_content(content: str, *, page: Page, config: MkDocsConfig, files: Fi
     if not any(block.executed for block in parse(ROOT / source)):
         return content  # nothing on the page ran: there is nothing to have verified
     parts = [html.escape(words["verified"].format(version=pinned("torch")))]
-    versions = versions_part(source, language, page_url(source))
+    listed = page.file.src_uri.partition("/")[2] in _nav_pages(config)
+    versions = versions_part(source, language, page_url(source), listed)
     if versions:
         parts.append(versions)
     date = page.meta.get("git_revision_date_localized_raw_iso_date", "")

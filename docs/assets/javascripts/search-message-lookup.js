@@ -9,7 +9,8 @@
 // those messages whole (what varies, written <...> in the list, may be
 // anything; a number may be any number), or when it is the start of exactly one
 // entry's messages, that entry's result is put first. Where several messages
-// match, the longest wins: it is the more specific. Everything else keeps
+// match, the one that starts first in the query wins, then the longest (the
+// more specific). Everything else keeps
 // Material's ranking. The query is read from the search box, as the reader
 // wrote it (search-segmentation.js reweighs what the worker gets). This file
 // wraps how the worker's results arrive, which Material's bundle subscribes to
@@ -47,10 +48,16 @@
   function entryOf(text) {
     if (!messages) return null
     text = text.replace(/\s+/g, " ").trim()
-    var best = null, score = -1
+    // The message that starts first in the query wins (a gradcheck error quoting a vmap error is gradcheck's),
+    // then the longest (the more specific), then one matched with its type.
+    var best = null, start = Infinity, score = -1
     messages.forEach(function (message) {
-      var found = message.typed.test(text) ? message.length + 1 : message.whole.test(text) ? message.length : -1
-      if (found > score) { best = message.entry; score = found }
+      var typed = message.typed.exec(text), whole = typed || message.whole.exec(text)
+      if (!whole) return
+      var found = message.length * 2 + (typed ? 1 : 0)
+      if (whole.index < start || (whole.index === start && found > score)) {
+        best = message.entry; start = whole.index; score = found
+      }
     })
     if (best) return best
     var bare = text.replace(/^[\w.]*(Error|Warning|Exception|Unsupported):\s*/, "").toLowerCase()

@@ -60,6 +60,10 @@
 
   function segment(query) {
     var split = query
+      // A "*" on its own (a pasted "TreeSpec(tuple, None, [*, *])") would reach Lunr as a wildcard that
+      // matches every word of the index: the worker spends minutes on it, and the searches after it wait.
+      // "grad*", a star a reader types after a word, stays.
+      .replace(/(^|[^\w])\*+/g, "$1 ")
       .replace(/(\p{sc=Han})(?=[A-Za-z0-9_.])/gu, "$1 ")
       .replace(/([A-Za-z0-9_.])(?=\p{sc=Han})/gu, "$1 ")
       .replace(/\p{sc=Han}+/gu, function (run) { return " " + words(run).join(" ") + " " })
