@@ -39,8 +39,6 @@ def is_entry(src_uri: str) -> bool:
     return len(parts) == 3 and parts[1] == "errors" and parts[2] != "index.md"
 
 
-
-
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if not is_entry(page.file.src_uri) or not markdown.startswith("# "):
         return markdown

@@ -330,9 +330,9 @@ class Visitor:
         past pytest's 600-second timeout on CI).
         """
         if path not in self.cache:
-            after = self.pages[self.pages.index(path) + 1:] if path in self.pages else []
-            ahead = [p for p in after + self.pages if p not in self.cache and p != path]
-            self._visit_all([path] + list(dict.fromkeys(ahead))[:self.CHUNK - 1])
+            start = self.pages.index(path) + 1 if path in self.pages else 0
+            ahead = [p for p in self.pages[start:] + self.pages[:start] if p not in self.cache and p != path]
+            self._visit_all([path] + ahead[:self.CHUNK - 1])
         return self.cache[path]
 
     def _visit_all(self, paths: list[str]) -> None:
