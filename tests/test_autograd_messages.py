@@ -136,6 +136,22 @@ def test_the_scanner_reads_fstrings_variables_checks_and_warnings(tmp_path):
                      (9, "RuntimeError", "checked with <...>")]
 
 
+def test_the_scanner_prints_several_arguments_as_python_does(tmp_path):
+    """BaseException's str() of several arguments is their tuple; an exception with its own __init__ differs."""
+    module = tmp_path / "module.py"
+    module.write_text(
+        "def f(i, x):\n"
+        "    raise GradcheckError('Mismatch for output with index: ', i, ' got: ', x)\n"
+        "    raise ValueError(\"it's wrong\", i)\n"
+        "    raise UncapturedHigherOrderOpError('does not work', i)\n",
+        encoding="utf-8")
+    found = [(item.line, item.type, item.text) for item in scan_file(module, "torch/m.py", "engine", {})]
+    assert found == [(2, "GradcheckError", "('Mismatch for output with index: ', <...>"),
+                     (3, "ValueError", '("it\'s wrong", <...>'),
+                     (4, "UncapturedHigherOrderOpError", "does not work")]
+    assert str(ValueError("it's wrong", 0)).startswith('("it\'s wrong", ')
+
+
 # --- every message the site prints is in the list, or declared outside autograd ------------------------------
 
 # A troubleshooting row's first code span: `Type: message`, the type perhaps with its module (torch._dynamo.exc.).

@@ -11,6 +11,7 @@ dynamo's ``unimplemented(...)`` graph breaks. A part of a message that varies
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,6 +113,11 @@ CHECKS = {"_check": "RuntimeError", "_check_value": "ValueError", "_check_type":
 # Calls whose first argument is the message of the RuntimeError that registering saved-tensor hooks then raises.
 SAVED_HOOKS_DISABLED = ("disable_saved_tensors_hooks", "_saved_tensors_hooks_disable")
 _TYPE_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Unsupported)$|^Unsupported$")
+# Exceptions that keep BaseException's str(): given several arguments, they print the tuple of them,
+# ('first', 0, ...). Python's own, and torch's subclasses that define no __init__ or __str__ of their own.
+_ARGS_TUPLE_PRINTED = {name for name, value in vars(builtins).items()
+                       if isinstance(value, type) and issubclass(value, BaseException)
+                       and value.__str__ is BaseException.__str__} | {"GradcheckError"}
 _SPACES = re.compile(r"\s+")
 _HOLES = re.compile(r"(?:<\.\.\.>\s*)+(?=<\.\.\.>)|(<\.\.\.>)(?:\s*<\.\.\.>)+")
 
@@ -225,6 +231,12 @@ def _messages(call: ast.Call, text: _Text) -> list[tuple[str, str]]:
         return [("RuntimeError", text(arguments[0]))]
     if name == "_log_and_throw" and len(arguments) > 1:  # DDP logs, then raises the given type
         return [(_name(arguments[0]), text(arguments[1]))]
+    if _TYPE_NAME.match(name) and len(arguments) > 1 and name in _ARGS_TUPLE_PRINTED:
+        first = text(arguments[0])
+        if first is None:
+            return [(name, None)]
+        quote = '"' if "'" in first and '"' not in first else "'"
+        return [(name, f"({quote}{first}{quote}, {HOLE}")]  # str(GradcheckError("a", 0)) is "('a', 0)"
     if _TYPE_NAME.match(name) and arguments:
         return [(name, text(arguments[0]))]
     if name == "warn" and (arguments or _keyword(call, "message")):
