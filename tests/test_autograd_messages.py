@@ -116,9 +116,16 @@ def test_a_message_split_over_literals_must_follow_their_ends():
                           text) == []  # the second part ends a literal: the linker kept it inside a longer one
 
 
-def test_the_scanner_reads_fstrings_variables_checks_and_warnings(tmp_path):
+def _scanned(tmp_path, source: str) -> list[tuple]:
+    """(line, type, text) of each message the scanner finds in a module holding ``source``."""
     module = tmp_path / "module.py"
-    module.write_text(
+    module.write_text(source, encoding="utf-8")
+    return [(item.line, item.type, item.text) for item in scan_file(module, "torch/m.py", "engine", {})]
+
+
+def test_the_scanner_reads_fstrings_variables_checks_and_warnings(tmp_path):
+    found = _scanned(
+        tmp_path,
         "import warnings, torch\n"
         "def f(x, n):\n"
         "    if n:\n"
@@ -127,9 +134,7 @@ def test_the_scanner_reads_fstrings_variables_checks_and_warnings(tmp_path):
         "    msg += 'in a variable'\n"
         "    raise ValueError(msg)\n"
         "    warnings.warn('deprecated thing %s' % n, FutureWarning)\n"
-        "    torch._check(x, lambda: f'checked with {x}')\n",
-        encoding="utf-8")
-    found = [(item.line, item.type, item.text) for item in scan_file(module, "torch/m.py", "engine", {})]
+        "    torch._check(x, lambda: f'checked with {x}')\n")
     assert found == [(4, "RuntimeError", "got <...> tensors but expected one"),
                      (7, "ValueError", "a message built in a variable"),
                      (8, "FutureWarning", "deprecated thing <...>"),
@@ -138,14 +143,12 @@ def test_the_scanner_reads_fstrings_variables_checks_and_warnings(tmp_path):
 
 def test_the_scanner_prints_several_arguments_as_python_does(tmp_path):
     """BaseException's str() of several arguments is their tuple; an exception with its own __init__ differs."""
-    module = tmp_path / "module.py"
-    module.write_text(
+    found = _scanned(
+        tmp_path,
         "def f(i, x):\n"
         "    raise GradcheckError('Mismatch for output with index: ', i, ' got: ', x)\n"
         "    raise ValueError(\"it's wrong\", i)\n"
-        "    raise UncapturedHigherOrderOpError('does not work', i)\n",
-        encoding="utf-8")
-    found = [(item.line, item.type, item.text) for item in scan_file(module, "torch/m.py", "engine", {})]
+        "    raise UncapturedHigherOrderOpError('does not work', i)\n")
     assert found == [(2, "GradcheckError", "('Mismatch for output with index: ', <...>"),
                      (3, "ValueError", '("it\'s wrong", <...>'),
                      (4, "UncapturedHigherOrderOpError", "does not work")]
