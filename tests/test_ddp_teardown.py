@@ -48,7 +48,7 @@ def _called_name(node: ast.AST) -> str | None:
     return None
 
 
-def _scope_statements(body: list[ast.stmt]) -> list[ast.AST]:
+def _scope_nodes(body: list[ast.stmt]) -> list[ast.AST]:
     """Every node of a scope, not descending into the functions and classes it defines."""
     found, stack = [], list(body)
     while stack:
@@ -93,7 +93,7 @@ def undeleted_wrappers(code: str) -> list[tuple[str, int, int]]:
     wrapper still kept there; lines count from the block's first line (1)."""
     problems = []
     for body in _scopes(ast.parse(code)):
-        nodes = _scope_statements(body)
+        nodes = _scope_nodes(body)
         destroys = sorted(node.lineno for node in nodes if _called_name(node) == "destroy_process_group")
         if not destroys:
             continue

@@ -114,7 +114,8 @@ CHECKS = {"_check": "RuntimeError", "_check_value": "ValueError", "_check_type":
 SAVED_HOOKS_DISABLED = ("disable_saved_tensors_hooks", "_saved_tensors_hooks_disable")
 _TYPE_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Unsupported)$|^Unsupported$")
 # Exceptions that keep BaseException's str(): given several arguments, they print the tuple of them,
-# ('first', 0, ...). Python's own, and torch's subclasses that define no __init__ or __str__ of their own.
+# ('first', 0, ...). Python's own that do, and torch's GradcheckError (a plain subclass of RuntimeError); other torch
+# exceptions are left out, as one that defines its own __init__ or __str__ prints otherwise.
 _ARGS_TUPLE_PRINTED = {name for name, value in vars(builtins).items()
                        if isinstance(value, type) and issubclass(value, BaseException)
                        and value.__str__ is BaseException.__str__} | {"GradcheckError"}
