@@ -7,6 +7,7 @@ commits them, in one piece; the error message is pasted from the clipboard.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -27,6 +28,8 @@ QUERIES = [(q["from"], q["how"], q["query"], q.get("first") and ("/zh" if q["fro
            for q in load(ROOT / "docs/search/queries.yml", ROOT / "docs/search/queries.schema.json").value["browser"]]
 
 CHINESE_TERM_RANK = 3  # and for questions
+
+REJECTED = {}  # page: the search worker's "Invalid query" warnings since the last search began
 
 INPUT = ".md-search__input"
 RESULTS = ".md-search-result__item > a"
@@ -56,6 +59,8 @@ def search_pages(new_context, server):
     for language, home in ((language, page_url(f"docs/{language}/index.md")) for language in LANGUAGES):
         page = context.new_page()
         page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+        page.on("console", lambda message, page=page: message.text.startswith("Invalid query")
+                and REJECTED.setdefault(page, []).append(message.text))
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(server.url(home), wait_until="load")
         pages[language] = page
@@ -81,10 +86,16 @@ def search(page, server, how: str, query: str) -> list[str]:
         page.evaluate("text => navigator.clipboard.writeText(text)", query)
         page.keyboard.press("ControlOrMeta+V")
     assert box.input_value() == query
-    if how == "type":
-        page.wait_for_function(FINAL_RESULTS, arg=query, timeout=10_000, polling=100)
-    else:  # the whole query at once: the first list shown is the final one
-        page.wait_for_selector(RESULTS, timeout=10_000)
+    rejected = REJECTED.setdefault(page, [])
+    rejected.clear()
+    try:
+        if how == "type":
+            page.wait_for_function(FINAL_RESULTS, arg=query, timeout=10_000, polling=100)
+        else:  # the whole query at once: the first list shown is the final one
+            page.wait_for_selector(RESULTS, timeout=10_000)
+    finally:
+        # Material's worker logs "Invalid query" and shows "No matching documents" when lunr throws on a query.
+        assert not rejected, f"the search worker rejected {query!r}: {rejected}"
     found = [server.site_path(urlsplit(href)._replace(query="", fragment="").geturl())
              for href in page.eval_on_selector_all(RESULTS, "links => links.map(a => a.href)")]
     assert found, f"searching {query!r} finds nothing"
@@ -123,6 +134,8 @@ def test_the_version_matrix_does_not_crowd_results(search_pages, server, languag
     # a star of a pasted message is no wildcard (it would match every word); one typed after a word is
     ("out_dims has structure TreeSpec(tuple, None, [*, *]) but output has structure *. retain*",
      "out_dims structure TreeSpec(tuple, None, [ , ]) output structure . retain*"),
+    # a stop word with its punctuation is still one (lunr trimmed the pages' words so, and dropped them)
+    ("tangents also must be. Got primals, (it) structure.", "tangents primals, structure."),
 ])
 def test_a_query_is_split_as_the_pages_were(search_pages, query, words):
     """Chinese cut into the site's terms and words, split from Latin, particles dropped."""
@@ -199,3 +212,53 @@ def test_a_pasted_message_names_its_entry(search_pages, language, query, entry):
     page = search_pages[language]
     page.wait_for_function("() => window.__searchEntryOf('grad can be implicitly created only for scalar outputs')")
     assert page.evaluate("query => window.__searchEntryOf(query)", query) == entry
+
+
+# --- the search worker's lunr: its set of words holds only the index's words ---------------------
+
+# lunr 2.3.9's TokenSet merged two different nodes of its automaton where edges are digits, so the set of the
+# index's words also accepted words that no page holds, and searching one threw in the worker
+# (docs/assets/javascripts/workers/lunr-token-set-fix.js). These words show it in Material's worker as it ships
+# (found, for that worker, by `python -m tests.tools lunr_phantom_words --write`).
+PHANTOM = json.loads((Path(__file__).parent / "lunr-phantom-words.json").read_text(encoding="utf-8"))
+WORDS_WITH_A_PHANTOM = PHANTOM["words"]
+PHANTOM_QUERY = f"{PHANTOM['words'][0]} {PHANTOM['phantoms'][0]}"  # one word of the page, one phantom
+
+
+SEARCH_IN_A_NEW_WORKER = """async ({url, words, query}) => {
+  const worker = new Worker(url)
+  const found = await new Promise((resolve, reject) => {
+    worker.addEventListener("error", event => reject(new Error(`the worker ${url} failed: ${event.message}`)))
+    worker.addEventListener("message", event => {
+      if (event.data.type === 1) worker.postMessage({type: 2, data: query})  // READY: ask
+      if (event.data.type === 3) resolve(event.data.data.items.length)  // RESULT
+    })
+    worker.postMessage({type: 0, data: {  // SETUP: an index of one page holding the words
+      config: {lang: ["en"], separator: "[\\\\s]+", pipeline: [], fields: {title: {boost: 1}, text: {boost: 1}}},
+      docs: [{location: "page/", title: "page", text: words.join(" ")}], options: {suggest: false}}})
+  })
+  worker.terminate()
+  return found
+}"""
+
+
+def test_the_search_worker_finds_no_word_that_no_page_holds(search_pages):
+    page = search_pages["en"]
+    worker = page.evaluate("() => { const c = JSON.parse(document.getElementById('__config').textContent);"
+                           " return new URL(c.search, new URL(c.base, location.href)).href }")
+    # Material's worker as it ships (from a blob: search-worker-fix.js leaves other workers alone): the
+    # phantom word makes lunr throw, so the page is not found by its own word either.
+    unfixed = page.evaluate("url => fetch(url).then(r => r.blob()).then(b => URL.createObjectURL(b))", worker)
+    rejected = REJECTED.setdefault(page, [])
+    rejected.clear()
+    found = page.evaluate(SEARCH_IN_A_NEW_WORKER,
+                          {"url": unfixed, "words": WORDS_WITH_A_PHANTOM, "query": PHANTOM_QUERY})
+    assert (found, bool(rejected)) == (0, True), \
+        (f"the words of tests/browser/lunr-phantom-words.json (for {PHANTOM['worker']}) no longer show lunr's bug in "
+         f"Material's own worker {worker.rsplit('/', 1)[-1]} (found {found}, warnings {rejected}): run "
+         "`python -m tests.tools lunr_phantom_words --write`")
+    # The site's worker (the same URL, through search-worker-fix.js): the page is found, nothing is rejected.
+    rejected.clear()
+    found = page.evaluate(SEARCH_IN_A_NEW_WORKER,
+                          {"url": worker, "words": WORDS_WITH_A_PHANTOM, "query": PHANTOM_QUERY})
+    assert (found, rejected) == (1, []), f"searching {PHANTOM_QUERY!r}: {found} pages found, warnings {rejected}"

@@ -68,7 +68,10 @@
       .replace(/([A-Za-z0-9_.])(?=\p{sc=Han})/gu, "$1 ")
       .replace(/\p{sc=Han}+/gu, function (run) { return " " + words(run).join(" ") + " " })
     var kept = split.split(/\s+/).filter(function (word) {
-      return word && ignored.indexOf(word.toLowerCase()) < 0 && stopWords.indexOf(word.toLowerCase()) < 0
+      // A stop word is one with its punctuation too ("must be." in a pasted message), as lunr's trimmer
+      // left the pages' words when it built the index.
+      var bare = word.replace(/^\W+/, "").replace(/\W+$/, "").toLowerCase()
+      return word && ignored.indexOf(word.toLowerCase()) < 0 && stopWords.indexOf(bare) < 0
     })
     return kept.length ? kept.join(" ") : query
   }
