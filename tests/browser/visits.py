@@ -204,6 +204,9 @@ def _empty_search_index(route) -> None:
     route.fulfill(json=_EMPTIED_INDEX)
 
 
+SEARCH_WORKERS = re.compile(r"/workers/(search\.[0-9a-f]+\.min|lunr-token-set-fix)\.js(\?|$)")
+
+
 def _idle_worker(route) -> None:
     route.fulfill(status=200, content_type="application/javascript", body="// no search in these visits\n")
 
@@ -313,9 +316,10 @@ class Visitor:
             # Every page load makes Material start its search worker and build the
             # search index of the whole language there; these visits do not search
             # (test_search.py does, with the real index and worker), so they get an
-            # index without pages and a worker that does nothing.
+            # index without pages and a worker that does nothing (Material's, and the
+            # one that loads it to fix its lunr: docs/assets/javascripts/search-worker-fix.js).
             context.route("**/search/search_index.json", _empty_search_index)
-            context.route("**/workers/search.*.min.js", _idle_worker)
+            context.route(SEARCH_WORKERS, _idle_worker)
             if axe_source:
                 context.add_init_script(axe_source)
             self.lanes.append(Lane(context, server, bool(axe_source), contrast_checked))
