@@ -220,12 +220,12 @@ def test_a_pasted_message_names_its_entry(search_pages, language, query, entry):
 # index's words also accepted words that no page holds, and searching one threw in the worker
 # (docs/assets/javascripts/workers/lunr-token-set-fix.js). These words show it in Material's worker as it ships
 # (found, for that worker, by `python -m tests.tools lunr_phantom_words --write`).
+# The file holds the worker's setup (an index of one page holding the words) and the query: a word of the page
+# and a phantom.
 PHANTOM = json.loads((Path(__file__).parent / "lunr-phantom-words.json").read_text(encoding="utf-8"))
-WORDS_WITH_A_PHANTOM = PHANTOM["words"]
-PHANTOM_QUERY = f"{PHANTOM['words'][0]} {PHANTOM['phantoms'][0]}"  # one word of the page, one phantom
 
 
-SEARCH_IN_A_NEW_WORKER = """async ({url, words, query}) => {
+SEARCH_IN_A_NEW_WORKER = """async ({url, setup, query}) => {
   const worker = new Worker(url)
   const found = await new Promise((resolve, reject) => {
     worker.addEventListener("error", event => reject(new Error(`the worker ${url} failed: ${event.message}`)))
@@ -233,9 +233,7 @@ SEARCH_IN_A_NEW_WORKER = """async ({url, words, query}) => {
       if (event.data.type === 1) worker.postMessage({type: 2, data: query})  // READY: ask
       if (event.data.type === 3) resolve(event.data.data.items.length)  // RESULT
     })
-    worker.postMessage({type: 0, data: {  // SETUP: an index of one page holding the words
-      config: {lang: ["en"], separator: "[\\\\s]+", pipeline: [], fields: {title: {boost: 1}, text: {boost: 1}}},
-      docs: [{location: "page/", title: "page", text: words.join(" ")}], options: {suggest: false}}})
+    worker.postMessage({type: 0, data: setup})  // SETUP
   })
   worker.terminate()
   return found
@@ -252,7 +250,7 @@ def test_the_search_worker_finds_no_word_that_no_page_holds(search_pages):
     rejected = REJECTED.setdefault(page, [])
     rejected.clear()
     found = page.evaluate(SEARCH_IN_A_NEW_WORKER,
-                          {"url": unfixed, "words": WORDS_WITH_A_PHANTOM, "query": PHANTOM_QUERY})
+                          {"url": unfixed, "setup": PHANTOM["setup"], "query": PHANTOM["query"]})
     assert (found, bool(rejected)) == (0, True), \
         (f"the words of tests/browser/lunr-phantom-words.json (for {PHANTOM['worker']}) no longer show lunr's bug in "
          f"Material's own worker {worker.rsplit('/', 1)[-1]} (found {found}, warnings {rejected}): run "
@@ -260,5 +258,5 @@ def test_the_search_worker_finds_no_word_that_no_page_holds(search_pages):
     # The site's worker (the same URL, through search-worker-fix.js): the page is found, nothing is rejected.
     rejected.clear()
     found = page.evaluate(SEARCH_IN_A_NEW_WORKER,
-                          {"url": worker, "words": WORDS_WITH_A_PHANTOM, "query": PHANTOM_QUERY})
-    assert (found, rejected) == (1, []), f"searching {PHANTOM_QUERY!r}: {found} pages found, warnings {rejected}"
+                          {"url": worker, "setup": PHANTOM["setup"], "query": PHANTOM["query"]})
+    assert (found, rejected) == (1, []), f"searching {PHANTOM['query']!r}: {found} pages found, warnings {rejected}"

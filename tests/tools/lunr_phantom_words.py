@@ -45,14 +45,16 @@ def main() -> int:
     options = parser.parse_args()
     node = shutil.which("node")
     if not node:
-        raise SystemExit("lunr_phantom_words: Node.js (node) is not on PATH; .ci/run installs it with npm")
+        raise SystemExit("lunr_phantom_words: Node.js (node) is not on PATH; install it (the browser tests' "
+                         "`npm ci` needs it too)")
     worker = search_worker()
     run = subprocess.run([node, str(FINDER), str(worker)], capture_output=True, text=True, check=False)
     if run.returncode:
         print(run.stderr, file=sys.stderr, end="")
         return run.returncode
     found = {"worker": worker.name, **json.loads(run.stdout)}
-    print(f"{worker.name}: {len(found['words'])} words; the token set also accepts {found['phantoms']}")
+    words = found["setup"]["docs"][0]["text"].split()
+    print(f"{worker.name}: {len(words)} words; the token set also accepts {found['phantoms']}")
     if options.write:
         WORDS.write_text(json.dumps(found) + "\n", encoding="utf-8")
         print(f"wrote {WORDS.relative_to(ROOT)}")
